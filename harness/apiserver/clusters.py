@@ -1,0 +1,108 @@
+"""Several clusters in one process: the management cluster and one workload cluster per CAPI Cluster.
+
+Over HTTP the management cluster is served at the root and a workload cluster at
+``/clusters/<namespace>/<name>``; a kubeconfig names a cluster by that path.
+"""
+
+from __future__ import annotations
+
+from urllib.parse import urlparse
+
+import yaml
+
+from harness.apiserver.audit import AuditLog
+from harness.apiserver.server import APIServer
+from harness.clock import VirtualClock
+
+MANAGEMENT = "management"
+WORKLOAD_PREFIX = "/clusters/"
+# What kubeconfigs name as the server when no HTTP facade is running (in-process worlds).
+IN_PROCESS_URL = "http://in-process.lifecycle-tck.invalid"
+
+
+def workload_name(namespace: str, name: str) -> str:
+    return f"{namespace}/{name}"
+
+
+def cluster_path(cluster: str) -> str:
+    """URL path prefix of a cluster: "" for management, ``/clusters/<ns>/<name>`` otherwise."""
+    return "" if cluster == MANAGEMENT else WORKLOAD_PREFIX + cluster
+
+
+def cluster_from_url(url: str) -> str:
+    """The cluster a server URL addresses (by its path)."""
+    path = urlparse(url).path.rstrip("/")
+    if path.startswith(WORKLOAD_PREFIX):
+        parts = path[len(WORKLOAD_PREFIX):].split("/")
+        if len(parts) >= 2:
+            return workload_name(parts[0], parts[1])
+    return MANAGEMENT
+
+
+class ClusterSet:
+    """The clusters of one world, sharing a clock and an audit log."""
+
+    def __init__(self, clock: VirtualClock, *, audit: AuditLog | None = None, history: int | None = None) -> None:
+        self.clock = clock
+        self.audit = audit if audit is not None else AuditLog()
+        self._history = history
+        self.base_url = IN_PROCESS_URL
+        self.token: str | None = None
+        self._clusters: dict[str, APIServer] = {}
+        self.add(MANAGEMENT)
+
+    @property
+    def management(self) -> APIServer:
+        return self._clusters[MANAGEMENT]
+
+    def add(self, name: str) -> APIServer:
+        """The cluster called ``name``, created if it does not exist yet."""
+        if name not in self._clusters:
+            self._clusters[name] = APIServer(name, self.clock, audit=self.audit, history=self._history)
+        return self._clusters[name]
+
+    def remove(self, name: str) -> None:
+        if name != MANAGEMENT:
+            self._clusters.pop(name, None)
+
+    def get(self, name: str) -> APIServer | None:
+        return self._clusters.get(name)
+
+    def names(self) -> list[str]:
+        return list(self._clusters)
+
+    def __iter__(self):  # type: ignore[no-untyped-def]
+        return iter(self._clusters.values())
+
+    def url(self, cluster: str) -> str:
+        return self.base_url.rstrip("/") + cluster_path(cluster)
+
+    def kubeconfig(self, clusters: list[str] | None = None, *, current: str = MANAGEMENT) -> str:
+        """A kubeconfig with one context per cluster, named as the cluster (``management``,
+        ``<namespace>/<name>``)."""
+        names = clusters if clusters is not None else self.names()
+        user: dict[str, object] = {"token": self.token} if self.token else {"username": "admin"}
+        config = {
+            "apiVersion": "v1",
+            "kind": "Config",
+            "clusters": [{"name": n, "cluster": {"server": self.url(n)}} for n in names],
+            "users": [{"name": "lifecycle-tck", "user": user}],
+            "contexts": [{"name": n, "context": {"cluster": n, "user": "lifecycle-tck"}} for n in names],
+            "current-context": current if current in names else names[0],
+        }
+        return yaml.safe_dump(config, sort_keys=False)
+
+
+def server_from_kubeconfig(text: str) -> str:
+    """The server URL of a kubeconfig's current context."""
+    config = yaml.safe_load(text) or {}
+    current = config.get("current-context")
+    contexts = {c["name"]: c.get("context", {}) for c in config.get("contexts") or []}
+    clusters = {c["name"]: c.get("cluster", {}) for c in config.get("clusters") or []}
+    cluster_name = contexts.get(current, {}).get("cluster") if current else None
+    if cluster_name is None and clusters:
+        cluster_name = next(iter(clusters))
+    server = clusters.get(cluster_name or "", {}).get("server")
+    if not server:
+        raise ValueError("kubeconfig names no server")
+    return str(server)

@@ -1,0 +1,186 @@
+"""Defaulting and create-time preparation of built-in kinds (the registry strategies' PrepareForCreate).
+
+Only the defaults that clients and the world's controllers read are filled in; each matches what a
+1.32 apiserver returns for the same request.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+NAMESPACE_NAME_LABEL = "kubernetes.io/metadata.name"
+NAMESPACE_FINALIZER = "kubernetes"
+DEFAULT_TERMINATION_GRACE = 30
+JOB_CONTROLLER_UID_LABEL = "batch.kubernetes.io/controller-uid"
+JOB_NAME_LABEL = "batch.kubernetes.io/job-name"
+LEGACY_JOB_CONTROLLER_UID_LABEL = "controller-uid"
+LEGACY_JOB_NAME_LABEL = "job-name"
+
+
+def default_pod_spec(spec: dict[str, Any]) -> None:
+    """Fill a PodSpec's defaults in place (also used for templates)."""
+    spec.setdefault("restartPolicy", "Always")
+    spec.setdefault("terminationGracePeriodSeconds", DEFAULT_TERMINATION_GRACE)
+    spec.setdefault("dnsPolicy", "ClusterFirst")
+    spec.setdefault("schedulerName", "default-scheduler")
+    spec.setdefault("securityContext", {})
+    for container in spec.get("containers") or []:
+        if isinstance(container, dict):
+            container.setdefault("terminationMessagePath", "/dev/termination-log")
+            container.setdefault("terminationMessagePolicy", "File")
+            container.setdefault("imagePullPolicy", "Always" if str(container.get("image", "")).endswith(":latest")
+                                 or ":" not in str(container.get("image", "")) else "IfNotPresent")
+            container.setdefault("resources", {})
+
+
+def _default_template(obj: dict[str, Any]) -> None:
+    template = obj.setdefault("spec", {}).setdefault("template", {})
+    template.setdefault("metadata", {})
+    if isinstance(template.get("spec"), dict):
+        default_pod_spec(template["spec"])
+
+
+def _pod(obj: dict[str, Any]) -> None:
+    spec = obj.setdefault("spec", {})
+    default_pod_spec(spec)
+    obj["status"] = {"phase": "Pending", "qosClass": "BestEffort"}
+
+
+def _namespace(obj: dict[str, Any]) -> None:
+    name = obj["metadata"]["name"]
+    obj["metadata"].setdefault("labels", {})[NAMESPACE_NAME_LABEL] = name
+    obj["spec"] = {"finalizers": [NAMESPACE_FINALIZER]}
+    obj["status"] = {"phase": "Active"}
+
+
+def _deployment(obj: dict[str, Any]) -> None:
+    spec = obj.setdefault("spec", {})
+    spec.setdefault("replicas", 1)
+    strategy = spec.setdefault("strategy", {})
+    strategy.setdefault("type", "RollingUpdate")
+    if strategy["type"] == "RollingUpdate":
+        rolling = strategy.setdefault("rollingUpdate", {})
+        rolling.setdefault("maxUnavailable", "25%")
+        rolling.setdefault("maxSurge", "25%")
+    spec.setdefault("revisionHistoryLimit", 10)
+    spec.setdefault("progressDeadlineSeconds", 600)
+    _default_template(obj)
+
+
+def _replica_set(obj: dict[str, Any]) -> None:
+    obj.setdefault("spec", {}).setdefault("replicas", 1)
+    _default_template(obj)
+
+
+def _stateful_set(obj: dict[str, Any]) -> None:
+    spec = obj.setdefault("spec", {})
+    spec.setdefault("replicas", 1)
+    spec.setdefault("podManagementPolicy", "OrderedReady")
+    strategy = spec.setdefault("updateStrategy", {"type": "RollingUpdate"})
+    if strategy.get("type", "RollingUpdate") == "RollingUpdate":
+        strategy.setdefault("type", "RollingUpdate")
+        strategy.setdefault("rollingUpdate", {}).setdefault("partition", 0)
+    spec.setdefault("revisionHistoryLimit", 10)
+    spec.setdefault("persistentVolumeClaimRetentionPolicy", {"whenDeleted": "Retain", "whenScaled": "Retain"})
+    _default_template(obj)
+
+
+def _daemon_set(obj: dict[str, Any]) -> None:
+    spec = obj.setdefault("spec", {})
+    strategy = spec.setdefault("updateStrategy", {"type": "RollingUpdate"})
+    if strategy.get("type", "RollingUpdate") == "RollingUpdate":
+        strategy.setdefault("type", "RollingUpdate")
+        rolling = strategy.setdefault("rollingUpdate", {})
+        rolling.setdefault("maxUnavailable", 1)
+        rolling.setdefault("maxSurge", 0)
+    spec.setdefault("revisionHistoryLimit", 10)
+    _default_template(obj)
+
+
+def _job(obj: dict[str, Any]) -> None:
+    spec = obj.setdefault("spec", {})
+    spec.setdefault("parallelism", 1)
+    spec.setdefault("completions", 1)
+    spec.setdefault("backoffLimit", 6)
+    spec.setdefault("completionMode", "NonIndexed")
+    spec.setdefault("suspend", False)
+    spec.setdefault("podReplacementPolicy", "TerminatingOrFailed")
+    if not spec.get("manualSelector"):
+        uid = obj["metadata"]["uid"]
+        name = obj["metadata"]["name"]
+        spec["selector"] = {"matchLabels": {JOB_CONTROLLER_UID_LABEL: uid}}
+        labels = spec.setdefault("template", {}).setdefault("metadata", {}).setdefault("labels", {})
+        labels.update({
+            JOB_CONTROLLER_UID_LABEL: uid,
+            JOB_NAME_LABEL: name,
+            LEGACY_JOB_CONTROLLER_UID_LABEL: uid,
+            LEGACY_JOB_NAME_LABEL: name,
+        })
+    _default_template(obj)
+    spec["template"]["spec"].setdefault("restartPolicy", "Never")
+
+
+def _pdb(obj: dict[str, Any]) -> None:
+    # PrepareForCreate empties status; these four are not omitempty, so a client always sees them.
+    obj["status"] = {"disruptionsAllowed": 0, "currentHealthy": 0, "desiredHealthy": 0, "expectedPods": 0}
+
+
+def _volume_attachment(obj: dict[str, Any]) -> None:
+    obj["status"] = {"attached": False}
+
+
+def _node(obj: dict[str, Any]) -> None:
+    obj.setdefault("spec", {})
+    obj.setdefault("status", {})
+
+
+def _service(obj: dict[str, Any]) -> None:
+    spec = obj.setdefault("spec", {})
+    spec.setdefault("type", "ClusterIP")
+    spec.setdefault("sessionAffinity", "None")
+    for port in spec.get("ports") or []:
+        if isinstance(port, dict):
+            port.setdefault("protocol", "TCP")
+            port.setdefault("targetPort", port.get("port"))
+    obj["status"] = {"loadBalancer": {}}
+
+
+def _pvc(obj: dict[str, Any]) -> None:
+    obj.setdefault("spec", {}).setdefault("volumeMode", "Filesystem")
+    obj["status"] = {"phase": "Pending"}
+
+
+def _pv(obj: dict[str, Any]) -> None:
+    spec = obj.setdefault("spec", {})
+    spec.setdefault("persistentVolumeReclaimPolicy", "Retain")
+    spec.setdefault("volumeMode", "Filesystem")
+    obj["status"] = {"phase": "Available" if not spec.get("claimRef") else "Bound"}
+
+
+def _secret(obj: dict[str, Any]) -> None:
+    obj.setdefault("type", "Opaque")
+
+
+PREPARERS = {
+    ("v1", "Pod"): _pod,
+    ("v1", "Namespace"): _namespace,
+    ("v1", "Node"): _node,
+    ("v1", "Service"): _service,
+    ("v1", "PersistentVolumeClaim"): _pvc,
+    ("v1", "PersistentVolume"): _pv,
+    ("v1", "Secret"): _secret,
+    ("apps/v1", "Deployment"): _deployment,
+    ("apps/v1", "ReplicaSet"): _replica_set,
+    ("apps/v1", "StatefulSet"): _stateful_set,
+    ("apps/v1", "DaemonSet"): _daemon_set,
+    ("batch/v1", "Job"): _job,
+    ("policy/v1", "PodDisruptionBudget"): _pdb,
+    ("storage.k8s.io/v1", "VolumeAttachment"): _volume_attachment,
+}
+
+
+def prepare_for_create(api_version: str, kind: str, obj: dict[str, Any]) -> None:
+    """Apply the kind's create-time defaults and status reset in place."""
+    preparer = PREPARERS.get((api_version, kind))
+    if preparer is not None:
+        preparer(obj)

@@ -1,0 +1,892 @@
+"""One cluster's API: the REST semantics of kube-apiserver 1.32 on top of a :class:`Store`.
+
+Every verb of every resource goes through :class:`APIServer`: the in-process client calls it
+directly and the HTTP facade translates requests into the same calls, so there is one place for
+each rule (creation metadata, optimistic concurrency, status separation, generation, graceful
+deletion, finalizers, propagation, namespace lifecycle, dry run, admission and validation).
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import random
+import string
+import uuid
+from collections.abc import Callable
+from typing import Any
+
+from harness.apiserver import builtins, defaults, errors, patch, selectors, validation
+from harness.apiserver.audit import AuditLog
+from harness.apiserver.resources import Registry, ResourceType
+from harness.apiserver.store import Store, clone
+from harness.apiserver.watch import Watch
+from harness.clock import VirtualClock
+
+FOREGROUND_FINALIZER = "foregroundDeletion"
+ORPHAN_FINALIZER = "orphan"
+BACKGROUND = "Background"
+FOREGROUND = "Foreground"
+ORPHAN = "Orphan"
+PROPAGATION_POLICIES = (BACKGROUND, FOREGROUND, ORPHAN)
+DEFAULT_NAMESPACES = ("default", "kube-system", "kube-public", "kube-node-lease")
+GENERATE_NAME_RETRIES = 7  # 1.32 retries generateName collisions (RetryGenerateName is GA)
+
+# An admission plugin sees (operation, resource, new object, old object) and returns field errors
+# (422) or raises a StatusError. Operations: CREATE, UPDATE, DELETE.
+Admission = Callable[[str, ResourceType, dict[str, Any] | None, dict[str, Any] | None], list[errors.FieldError]]
+# Called for every committed change, after the store: (verb, resource, old, new).
+WriteHook = Callable[[str, ResourceType, dict[str, Any] | None, dict[str, Any] | None], None]
+
+
+def _suffix() -> str:
+    # The apiserver's generateName suffix: 5 characters from a consonant-and-digit alphabet.
+    return "".join(random.choice("bcdfghjklmnpqrstvwxz2456789") for _ in range(5))
+
+
+def _meta(obj: dict[str, Any]) -> dict[str, Any]:
+    meta = obj.get("metadata")
+    return meta if isinstance(meta, dict) else {}
+
+
+class APIServer:
+    """The API of one cluster: resources, objects, watches, admission and the audit trail."""
+
+    def __init__(
+        self,
+        name: str,
+        clock: VirtualClock,
+        *,
+        audit: AuditLog | None = None,
+        history: int | None = None,
+    ) -> None:
+        self.name = name
+        self.clock = clock
+        self.store = Store() if history is None else Store(history)
+        self.registry = Registry()
+        self.audit = audit if audit is not None else AuditLog()
+        self._admission: list[tuple[str, str, Admission]] = []
+        self._write_hooks: list[WriteHook] = []
+        for rt in builtins.BUILTINS:
+            self.registry.add(rt)
+        for ns in DEFAULT_NAMESPACES:
+            self.create(builtins.NAMESPACE, None, {"metadata": {"name": ns}}, user="system:apiserver")
+
+    # -- extension points ------------------------------------------------------------------------
+
+    def add_admission(self, api_group: str, kind: str, plugin: Admission) -> None:
+        """Run ``plugin`` on writes of ``kind`` in ``api_group`` (``*`` for every kind)."""
+        self._admission.append((api_group, kind, plugin))
+
+    def on_write(self, hook: WriteHook) -> None:
+        """Call ``hook`` after every committed write (used for CRD registration)."""
+        self._write_hooks.append(hook)
+
+    def _admit(self, operation: str, rt: ResourceType, new: dict[str, Any] | None, old: dict[str, Any] | None) -> None:
+        errs: list[errors.FieldError] = []
+        for group, kind, plugin in self._admission:
+            if group == rt.group and kind in (rt.kind, "*"):
+                errs.extend(plugin(operation, rt, new, old))
+        if errs:
+            obj = new if new is not None else old or {}
+            raise errors.invalid_object(rt.kind, rt.group, _meta(obj).get("name", ""), errs)
+
+    # -- helpers -----------------------------------------------------------------------------------
+
+    @staticmethod
+    def skey(rt: ResourceType) -> tuple[str, str]:
+        return (rt.group, rt.plural)
+
+    def now(self) -> str:
+        return self.clock.isoformat()
+
+    def _out(self, rt: ResourceType, obj: dict[str, Any]) -> dict[str, Any]:
+        """A copy for the caller, at the apiVersion it asked for."""
+        out: dict[str, Any] = {"kind": rt.kind, "apiVersion": rt.api_version}
+        out.update(clone(obj))
+        out["kind"] = rt.kind
+        out["apiVersion"] = rt.api_version
+        return out
+
+    def _record(
+        self,
+        verb: str,
+        rt: ResourceType,
+        namespace: str,
+        name: str,
+        user: str,
+        code: int,
+        old: dict[str, Any] | None,
+        new: dict[str, Any] | None,
+        subresource: str = "",
+    ) -> None:
+        self.audit.add(
+            time=self.clock.now(), cluster=self.name, verb=verb, resource=rt.qualified, subresource=subresource,
+            namespace=namespace or "", name=name, user=user, code=code, old=old, new=new,
+        )
+        for hook in self._write_hooks:
+            hook(verb, rt, old, new)
+
+    def _key(self, rt: ResourceType, namespace: str | None, name: str) -> tuple[str, str]:
+        return ((namespace or "") if rt.namespaced else "", name)
+
+    def _require_namespace_arg(self, rt: ResourceType, namespace: str | None) -> str:
+        if rt.namespaced and not namespace:
+            raise errors.bad_request("the server could not find the requested resource (namespace required)")
+        return namespace or "" if rt.namespaced else ""
+
+    def _get_stored(self, rt: ResourceType, namespace: str | None, name: str) -> dict[str, Any]:
+        obj = self.store.get(self.skey(rt), self._key(rt, namespace, name))
+        if obj is None:
+            raise errors.not_found(rt.plural, rt.group, name)
+        return obj
+
+    def _check_namespace_for_create(self, rt: ResourceType, namespace: str, name: str) -> None:
+        if not rt.namespaced:
+            return
+        ns = self.store.get(self.skey(builtins.NAMESPACE), ("", namespace))
+        if ns is None:
+            raise errors.not_found("namespaces", "", namespace)
+        if ns.get("status", {}).get("phase") == "Terminating" or _meta(ns).get("deletionTimestamp"):
+            raise errors.forbidden_error(
+                rt.plural, rt.group, name,
+                f"unable to create new content in namespace {namespace} because it is being terminated",
+                [{"reason": "NamespaceTerminating", "message": f"namespace {namespace} is being terminated",
+                  "field": "metadata.namespace"}],
+            )
+
+    def _check_body(self, rt: ResourceType, body: Any, namespace: str | None) -> dict[str, Any]:
+        if not isinstance(body, dict):
+            raise errors.bad_request("the body of the request was not a JSON object")
+        if "apiVersion" in body and body["apiVersion"] != rt.api_version:
+            # Built-ins of another served version of the same group convert; for us the versions are
+            # the same shape, so accept any version of the group.
+            group = body["apiVersion"].rsplit("/", 1)[0] if "/" in str(body["apiVersion"]) else ""
+            if group != rt.group:
+                raise errors.bad_request(
+                    f"the API version in the data ({body['apiVersion']}) does not match the expected API version "
+                    f"({rt.api_version})"
+                )
+        if "kind" in body and body["kind"] not in (rt.kind, ""):
+            raise errors.bad_request(f"the kind in the data ({body['kind']}) does not match the expected kind ({rt.kind})")
+        meta = body.get("metadata")
+        if meta is None:
+            meta = {}
+        if not isinstance(meta, dict):
+            raise errors.bad_request("metadata must be an object")
+        obj = clone(body)
+        obj["apiVersion"] = rt.api_version
+        obj["kind"] = rt.kind
+        obj["metadata"] = clone(meta)
+        if rt.namespaced:
+            body_ns = meta.get("namespace")
+            if body_ns and namespace and body_ns != namespace:
+                raise errors.bad_request(
+                    "the namespace of the provided object does not match the namespace sent on the request"
+                )
+            if namespace:
+                obj["metadata"]["namespace"] = namespace
+        else:
+            obj["metadata"].pop("namespace", None)
+        return obj
+
+    def _validate(self, rt: ResourceType, obj: dict[str, Any], old: dict[str, Any] | None) -> None:
+        errs = validation.validate_object_meta(obj, namespaced=rt.namespaced, name_rule=rt.name_rule)
+        if old is not None:
+            errs += validation.validate_object_meta_update(obj, old)
+        errs += self._validate_kind(rt, obj, old)
+        if errs:
+            raise errors.invalid_object(rt.kind, rt.group, _meta(obj).get("name", ""), errs)
+
+    @staticmethod
+    def _validate_kind(rt: ResourceType, obj: dict[str, Any], old: dict[str, Any] | None) -> list[errors.FieldError]:
+        key = (rt.api_version, rt.kind)
+        if key == ("policy/v1", "PodDisruptionBudget"):
+            return validation.validate_pdb_spec(obj.get("spec") or {})
+        if key == ("storage.k8s.io/v1", "VolumeAttachment"):
+            if old is not None:
+                return validation.validate_volume_attachment_update(obj, old)
+            return validation.validate_volume_attachment(obj)
+        if key == ("v1", "Pod"):
+            if old is not None:
+                return validation.validate_pod_update(obj, old)
+            return validation.validate_pod_spec(obj.get("spec") or {})
+        return []
+
+    # -- create ------------------------------------------------------------------------------------
+
+    def create(
+        self,
+        rt: ResourceType,
+        namespace: str | None,
+        body: Any,
+        *,
+        dry_run: bool = False,
+        user: str = "admin",
+    ) -> dict[str, Any]:
+        """Create an object (201). Sets uid, creationTimestamp, resourceVersion, generation and
+        the kind's defaults; resolves generateName; rejects duplicates, missing or terminating
+        namespaces and invalid objects without writing anything."""
+        obj = self._check_body(rt, body, namespace)
+        meta = obj["metadata"]
+        ns = meta.get("namespace", "") if rt.namespaced else ""
+        if rt.namespaced and not ns:
+            raise errors.bad_request("the server could not find the requested resource (namespace required)")
+        for field in ("uid", "resourceVersion", "deletionTimestamp", "deletionGracePeriodSeconds", "generation",
+                      "creationTimestamp", "selfLink"):
+            meta.pop(field, None)
+        generated = not meta.get("name") and bool(meta.get("generateName"))
+        if generated:
+            meta["name"] = meta["generateName"] + _suffix()
+        self._validate(rt, obj, None)
+        self._check_namespace_for_create(rt, ns, meta["name"])
+        skey = self.skey(rt)
+        if self.store.get(skey, (ns, meta["name"])) is not None:
+            for _ in range(GENERATE_NAME_RETRIES if generated else 0):
+                meta["name"] = meta["generateName"] + _suffix()
+                if self.store.get(skey, (ns, meta["name"])) is None:
+                    break
+            else:
+                raise errors.already_exists(rt.plural, rt.group, meta["name"])
+        meta["uid"] = str(uuid.uuid4())
+        meta["creationTimestamp"] = self.now()
+        if rt.has_generation:
+            meta["generation"] = 1
+        if rt.status and rt.custom:
+            obj.pop("status", None)
+        defaults.prepare_for_create(rt.api_version, rt.kind, obj)
+        self._admit("CREATE", rt, obj, None)
+        if dry_run:
+            return self._out(rt, obj)
+        meta["resourceVersion"] = self.store.next_rv()
+        self.store.put(skey, (ns, meta["name"]), obj)
+        self._record("create", rt, ns, meta["name"], user, 201, None, obj)
+        return self._out(rt, obj)
+
+    # -- read --------------------------------------------------------------------------------------
+
+    def get(self, rt: ResourceType, namespace: str | None, name: str) -> dict[str, Any]:
+        """The object, or 404 ``NotFound``."""
+        return self._out(rt, self._get_stored(rt, namespace, name))
+
+    def _matcher(
+        self, rt: ResourceType, label_selector: str | None, field_selector: str | None
+    ) -> Callable[[dict[str, Any]], bool] | None:
+        labels = selectors.parse_label_selector(label_selector) if label_selector else None
+        fields = selectors.parse_field_selector(field_selector) if field_selector else None
+        kind = rt.kind if not rt.custom else ""
+        if fields is not None:
+            selectors.check_field_selector(kind, fields, extra=rt.selectable_fields, namespaced=rt.namespaced)
+        if labels is None and fields is None:
+            return None
+        extra = rt.selectable_fields
+
+        def matches(obj: dict[str, Any]) -> bool:
+            if labels is not None and not labels.matches(_meta(obj).get("labels") or {}):
+                return False
+            if fields is not None and not fields.matches(selectors.object_fields(kind, obj, extra)):
+                return False
+            return True
+
+        return matches
+
+    def list(
+        self,
+        rt: ResourceType,
+        namespace: str | None = None,
+        *,
+        label_selector: str | None = None,
+        field_selector: str | None = None,
+        limit: int | None = None,
+        continue_token: str | None = None,
+        resource_version: str | None = None,
+    ) -> dict[str, Any]:
+        """A ``<Kind>List`` in key order, filtered by selectors, paged by ``limit``/``continue``."""
+        matches = self._matcher(rt, label_selector, field_selector)
+        if resource_version not in (None, "", "0"):
+            try:
+                int(resource_version)
+            except ValueError:
+                raise errors.bad_request(f"invalid resource version: {resource_version}") from None
+        start_after: tuple[str, str] | None = None
+        list_rv = self.store.resource_version
+        if continue_token:
+            start_after, token_rv = self._decode_continue(continue_token)
+            if token_rv < self.store.oldest_rv:
+                raise errors.gone(
+                    "The provided continue parameter is too old to display a consistent list result. "
+                    "You can start a new list without the continue parameter."
+                )
+            list_rv = token_rv
+        skey = self.skey(rt)
+        ns_filter = namespace if rt.namespaced and namespace else None
+        candidates = self._candidates(rt, skey, ns_filter, field_selector)
+        items: list[dict[str, Any]] = []
+        token = None
+        remaining = 0
+        for obj in candidates:
+            key = ((_meta(obj).get("namespace") or ""), _meta(obj)["name"])
+            if start_after is not None and key <= start_after:
+                continue
+            if matches is not None and not matches(obj):
+                continue
+            if limit and len(items) >= limit:
+                remaining += 1
+                continue
+            items.append(obj)
+        list_meta: dict[str, Any] = {"resourceVersion": str(list_rv)}
+        if remaining and items:
+            last = items[-1]["metadata"]
+            token = self._encode_continue((last.get("namespace") or "", last["name"]), list_rv)
+            list_meta["continue"] = token
+            list_meta["remainingItemCount"] = remaining
+        return {
+            "kind": rt.list_kind,
+            "apiVersion": rt.api_version,
+            "metadata": list_meta,
+            "items": [self._out(rt, o) for o in items],
+        }
+
+    def _candidates(
+        self, rt: ResourceType, skey: tuple[str, str], namespace: str | None, field_selector: str | None
+    ) -> list[dict[str, Any]]:
+        # Per-node pod lists (kubectl drain, the kubelet, the machine controller) use an index.
+        if rt is builtins.POD or (rt.group == "" and rt.plural == "pods"):
+            node = _single_equality(field_selector, ("spec.nodeName", "spec.host"))
+            if node is not None:
+                pods = self.store.pods_on_node(node)
+                if namespace is not None:
+                    pods = [p for p in pods if p["metadata"].get("namespace") == namespace]
+                return sorted(pods, key=lambda o: (o["metadata"].get("namespace", ""), o["metadata"]["name"]))
+        return self.store.items(skey, namespace)
+
+    @staticmethod
+    def _encode_continue(key: tuple[str, str], rv: int) -> str:
+        raw = json.dumps({"v": "meta.k8s.io/v1", "rv": rv, "start": f"{key[0]}/{key[1]}"}).encode()
+        return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+    @staticmethod
+    def _decode_continue(token: str) -> tuple[tuple[str, str], int]:
+        try:
+            raw = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4))
+            data = json.loads(raw)
+            ns, _, name = str(data["start"]).partition("/")
+            return (ns, name), int(data["rv"])
+        except (ValueError, KeyError, TypeError, binascii.Error):
+            raise errors.bad_request(f"continue key is not valid: {token}") from None
+
+    def watch(
+        self,
+        rt: ResourceType,
+        namespace: str | None = None,
+        *,
+        label_selector: str | None = None,
+        field_selector: str | None = None,
+        resource_version: str | None = None,
+        allow_bookmarks: bool = False,
+    ) -> Watch:
+        """A watch from ``resource_version`` (unset or "0": synthetic ADDED for what exists)."""
+        matches = self._matcher(rt, label_selector, field_selector)
+        watch = Watch(
+            namespace=namespace if rt.namespaced and namespace else None,
+            matcher=matches,
+            allow_bookmarks=allow_bookmarks,
+            bookmark_kind=(rt.api_version, rt.kind),
+            api_version=rt.api_version,
+        )
+        return self.store.watch(self.skey(rt), watch, resource_version)
+
+    # -- update ------------------------------------------------------------------------------------
+
+    def update(
+        self,
+        rt: ResourceType,
+        namespace: str | None,
+        name: str,
+        body: Any,
+        *,
+        subresource: str = "",
+        dry_run: bool = False,
+        user: str = "admin",
+    ) -> dict[str, Any]:
+        """Replace an object (PUT). A stale resourceVersion is a 409; custom resources need one.
+        The main resource ignores ``status``; ``/status`` ignores everything but ``status``."""
+        new = self._check_body(rt, body, namespace)
+        if _meta(new).get("name") not in (None, name):
+            raise errors.bad_request(
+                f"the name of the object ({_meta(new).get('name')}) does not match the name on the URL ({name})"
+            )
+        new["metadata"]["name"] = name
+        old = self._get_stored(rt, namespace, name)
+        rv = _meta(new).get("resourceVersion")
+        if rv:
+            if rv != old["metadata"]["resourceVersion"]:
+                raise errors.conflict(rt.plural, rt.group, name)
+        elif rt.custom:
+            raise errors.invalid_object(
+                rt.kind, rt.group, name,
+                [errors.invalid("metadata.resourceVersion", 0, "must be specified for an update")],
+            )
+        return self._commit_update(rt, old, new, subresource=subresource, dry_run=dry_run, user=user, verb="update")
+
+    def _commit_update(
+        self,
+        rt: ResourceType,
+        old: dict[str, Any],
+        new: dict[str, Any],
+        *,
+        subresource: str,
+        dry_run: bool,
+        user: str,
+        verb: str,
+    ) -> dict[str, Any]:
+        meta_old = old["metadata"]
+        if subresource == "status":
+            merged = clone(old)
+            if "status" in new:
+                merged["status"] = new["status"]
+            else:
+                merged.pop("status", None)
+            new = merged
+        elif subresource:
+            raise errors.not_found(f"{rt.plural}/{subresource}", rt.group, meta_old["name"])
+        else:
+            if rt.status:
+                if "status" in old:
+                    new["status"] = clone(old["status"])
+                else:
+                    new.pop("status", None)
+            if rt is builtins.NAMESPACE or (rt.group == "" and rt.kind == "Namespace"):
+                # spec.finalizers only change through /finalize
+                new["spec"] = clone(old.get("spec", {}))
+        meta = new["metadata"]
+        for field in ("uid", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds"):
+            if field in meta_old:
+                meta[field] = meta_old[field]
+            else:
+                meta.pop(field, None)
+        if rt.has_generation:
+            generation = meta_old.get("generation", 1)
+            if subresource != "status" and self._generation_changes(rt, old, new):
+                generation += 1
+            meta["generation"] = generation
+        else:
+            meta.pop("generation", None)
+        meta["resourceVersion"] = meta_old["resourceVersion"]
+        self._validate(rt, new, old)
+        self._admit("UPDATE", rt, new, old)
+        if new == old:
+            return self._out(rt, old)  # a no-op write changes nothing, not even the resourceVersion
+        if dry_run:
+            return self._out(rt, new)
+        if self._finalized(rt, new):
+            return self._remove(rt, old, new, user=user, verb=verb, subresource=subresource)
+        meta["resourceVersion"] = self.store.next_rv()
+        key = ((meta.get("namespace") or "") if rt.namespaced else "", meta["name"])
+        self.store.put(self.skey(rt), key, new)
+        self._record(verb, rt, key[0], key[1], user, 200, old, new, subresource)
+        return self._out(rt, new)
+
+    @staticmethod
+    def _generation_changes(rt: ResourceType, old: dict[str, Any], new: dict[str, Any]) -> bool:
+        if rt.custom:
+            strip = {"metadata", "status"} if rt.status else {"metadata"}
+            return {k: v for k, v in old.items() if k not in strip} != {k: v for k, v in new.items() if k not in strip}
+        return old.get("spec") != new.get("spec")
+
+    @staticmethod
+    def _finalized(rt: ResourceType, obj: dict[str, Any]) -> bool:
+        """A deleting object whose last finalizer went away (and whose grace period is over)."""
+        meta = obj["metadata"]
+        if not meta.get("deletionTimestamp") or meta.get("finalizers"):
+            return False
+        if meta.get("deletionGracePeriodSeconds"):
+            return False
+        if rt.group == "" and rt.kind == "Namespace" and (obj.get("spec") or {}).get("finalizers"):
+            return False
+        return True
+
+    # -- patch -------------------------------------------------------------------------------------
+
+    def patch(
+        self,
+        rt: ResourceType,
+        namespace: str | None,
+        name: str,
+        body: Any,
+        patch_type: str,
+        *,
+        subresource: str = "",
+        dry_run: bool = False,
+        field_manager: str | None = None,
+        force: bool = False,
+        user: str = "admin",
+    ) -> tuple[int, dict[str, Any]]:
+        """Apply a JSON, merge, strategic-merge or apply patch; returns (HTTP code, object).
+
+        Strategic merge on a custom resource is 415; apply creates a missing object (201) and
+        needs a field manager; a patch that names a stale resourceVersion is a 409."""
+        accepted = [patch.JSON_PATCH_CONTENT_TYPE, patch.MERGE_CONTENT_TYPE, patch.APPLY_YAML_CONTENT_TYPE]
+        if not rt.custom and patch.supports_strategic(rt.kind):
+            accepted.insert(2, patch.SMP_CONTENT_TYPE)
+        if patch_type not in accepted:
+            raise errors.unsupported_media_type(patch_type, accepted)
+        if force and patch_type != patch.APPLY_YAML_CONTENT_TYPE:
+            raise errors.invalid_object(
+                "PatchOptions", "meta.k8s.io", "", [errors.forbidden("force", "may not be specified for non-apply patch")]
+            )
+        if patch_type == patch.APPLY_YAML_CONTENT_TYPE:
+            return self._apply(rt, namespace, name, body, subresource=subresource, dry_run=dry_run,
+                               field_manager=field_manager, user=user)
+        old = self._get_stored(rt, namespace, name)
+        current = self._out(rt, old)
+        if patch_type == patch.JSON_PATCH_CONTENT_TYPE:
+            result = patch.json_patch(current, body)
+        elif patch_type == patch.MERGE_CONTENT_TYPE:
+            result = patch.merge_patch(current, body)
+        else:
+            result = patch.strategic_merge_patch(current, body, rt.kind)
+        if not isinstance(result, dict):
+            raise errors.bad_request("the patch did not result in an object")
+        result = self._check_body(rt, result, namespace)
+        if _meta(result).get("name") != name:
+            raise errors.bad_request(
+                f"the name of the object ({_meta(result).get('name')}) does not match the name on the URL ({name})"
+            )
+        rv = _meta(result).get("resourceVersion")
+        if rv and rv != old["metadata"]["resourceVersion"]:
+            raise errors.conflict(rt.plural, rt.group, name)
+        return 200, self._commit_update(rt, old, result, subresource=subresource, dry_run=dry_run, user=user,
+                                        verb="patch")
+
+    def _apply(
+        self,
+        rt: ResourceType,
+        namespace: str | None,
+        name: str,
+        body: Any,
+        *,
+        subresource: str,
+        dry_run: bool,
+        field_manager: str | None,
+        user: str,
+    ) -> tuple[int, dict[str, Any]]:
+        # Server-side apply for the common case: the applied configuration is merged into the live
+        # object (strategic for built-ins, JSON merge for custom resources). Field ownership and
+        # apply conflicts are not tracked; managedFields records the manager.
+        if not field_manager:
+            raise errors.invalid_object(
+                "PatchOptions", "meta.k8s.io", "", [errors.required("fieldManager", "is required for apply patch")]
+            )
+        if not isinstance(body, dict):
+            raise errors.bad_request("the body of an apply patch must be an object")
+        config = self._check_body(rt, body, namespace)
+        if _meta(config).get("name") not in (None, name):
+            raise errors.bad_request(
+                f"the name of the object ({_meta(config).get('name')}) does not match the name on the URL ({name})"
+            )
+        config["metadata"]["name"] = name
+        entry = {"manager": field_manager, "operation": "Apply", "apiVersion": rt.api_version,
+                 "time": self.now(), "fieldsType": "FieldsV1", "fieldsV1": {}}
+        stored = self.store.get(self.skey(rt), self._key(rt, namespace, name))
+        if stored is None:
+            if subresource:
+                raise errors.not_found(rt.plural, rt.group, name)
+            config["metadata"]["managedFields"] = [entry]
+            return 201, self.create(rt, namespace, config, dry_run=dry_run, user=user)
+        current = self._out(rt, stored)
+        config["metadata"].pop("resourceVersion", None)
+        if rt.custom or not patch.supports_strategic(rt.kind):
+            result = patch.merge_patch(current, config)
+        else:
+            result = patch.strategic_merge_patch(current, config, rt.kind)
+        managed = [m for m in _meta(result).get("managedFields") or [] if m.get("manager") != field_manager]
+        result["metadata"]["managedFields"] = managed + [entry]
+        return 200, self._commit_update(rt, stored, result, subresource=subresource, dry_run=dry_run, user=user,
+                                        verb="apply")
+
+    # -- delete ------------------------------------------------------------------------------------
+
+    def delete(
+        self,
+        rt: ResourceType,
+        namespace: str | None,
+        name: str,
+        options: dict[str, Any] | None = None,
+        *,
+        user: str = "admin",
+    ) -> tuple[int, dict[str, Any]]:
+        """Delete per ``DeleteOptions``; returns (HTTP code, body).
+
+        Pods are deleted gracefully (deletionTimestamp = now + grace, kept until the kubelet
+        finishes; immediate when unscheduled or terminal); objects with finalizers, or deleted
+        with Foreground/Orphan propagation, are only marked; the rest go at once. Pods answer with
+        the Pod, other kinds with a Success Status unless the object stays."""
+        opts = dict(options or {})
+        dry_run = "All" in (opts.get("dryRun") or [])
+        stored = self._get_stored(rt, namespace, name)
+        meta = stored["metadata"]
+        pre = opts.get("preconditions") or {}
+        if pre.get("uid") and pre["uid"] != meta.get("uid"):
+            raise errors.conflict(
+                rt.plural, rt.group, name,
+                f"the UID in the precondition ({pre['uid']}) does not match the UID in record ({meta.get('uid')}). "
+                "The object might have been deleted and then recreated",
+            )
+        if pre.get("resourceVersion") and pre["resourceVersion"] != meta.get("resourceVersion"):
+            raise errors.conflict(
+                rt.plural, rt.group, name,
+                f"the ResourceVersion in the precondition ({pre['resourceVersion']}) does not match the "
+                f"ResourceVersion in record ({meta.get('resourceVersion')}). The object might have been modified",
+            )
+        policy = opts.get("propagationPolicy")
+        if policy is not None and policy not in PROPAGATION_POLICIES:
+            raise errors.invalid_object(
+                "DeleteOptions", "meta.k8s.io", "",
+                [errors.not_supported("propagationPolicy", policy, list(PROPAGATION_POLICIES))],
+            )
+        if opts.get("orphanDependents") is not None and policy is not None:
+            raise errors.invalid_object(
+                "DeleteOptions", "meta.k8s.io", "",
+                [errors.invalid("propagationPolicy", policy, "orphanDependents and deletionPropagation cannot be both set")],
+            )
+        if opts.get("orphanDependents") is True:
+            policy = ORPHAN
+        elif opts.get("orphanDependents") is False:
+            policy = BACKGROUND
+        grace = opts.get("gracePeriodSeconds")
+        if grace is not None:
+            grace = int(grace)
+            if grace < 0:
+                grace = 1  # a negative grace period is treated as 1
+        self._admit("DELETE", rt, None, stored)
+        is_pod = rt.group == "" and rt.kind == "Pod"
+        is_namespace = rt.group == "" and rt.kind == "Namespace"
+        if is_pod:
+            grace = self._pod_grace(stored, grace)
+        else:
+            grace = 0
+        finalizers = list(meta.get("finalizers") or [])
+        if policy == FOREGROUND and FOREGROUND_FINALIZER not in finalizers:
+            finalizers.append(FOREGROUND_FINALIZER)
+        if policy == ORPHAN and ORPHAN_FINALIZER not in finalizers:
+            finalizers.append(ORPHAN_FINALIZER)
+        if policy in (FOREGROUND, BACKGROUND) and ORPHAN_FINALIZER in finalizers and policy is not None:
+            finalizers.remove(ORPHAN_FINALIZER)
+        pending_namespace = is_namespace and bool((stored.get("spec") or {}).get("finalizers"))
+        if meta.get("deletionTimestamp"):
+            return self._delete_again(rt, stored, grace, finalizers, is_pod, pending_namespace, dry_run, user)
+        if not finalizers and not grace and not pending_namespace:
+            code, body = self._remove_now(rt, stored, dry_run=dry_run, user=user, return_object=is_pod)
+            return code, body
+        marked = clone(stored)
+        mmeta = marked["metadata"]
+        mmeta["deletionTimestamp"] = self.clock.isoformat(self.clock.now() + grace)
+        mmeta["deletionGracePeriodSeconds"] = grace
+        if finalizers:
+            mmeta["finalizers"] = finalizers
+        if rt.has_generation and mmeta.get("generation"):
+            mmeta["generation"] += 1
+        if is_namespace:
+            marked.setdefault("status", {})["phase"] = "Terminating"
+        if dry_run:
+            return 200, self._out(rt, marked)
+        mmeta["resourceVersion"] = self.store.next_rv()
+        key = self._key(rt, mmeta.get("namespace"), name)
+        self.store.put(self.skey(rt), key, marked)
+        self._record("delete", rt, key[0], name, user, 200, stored, marked)
+        code = 202 if opts.get("orphanDependents") is False else 200
+        return code, self._out(rt, marked)
+
+    def _pod_grace(self, pod: dict[str, Any], requested: int | None) -> int:
+        spec = pod.get("spec") or {}
+        phase = (pod.get("status") or {}).get("phase")
+        if not spec.get("nodeName") or phase in ("Succeeded", "Failed"):
+            return 0
+        if requested is not None:
+            return requested
+        value = spec.get("terminationGracePeriodSeconds")
+        return int(value) if value is not None else defaults.DEFAULT_TERMINATION_GRACE
+
+    def _delete_again(
+        self,
+        rt: ResourceType,
+        stored: dict[str, Any],
+        grace: int,
+        finalizers: list[str],
+        is_pod: bool,
+        pending_namespace: bool,
+        dry_run: bool,
+        user: str,
+    ) -> tuple[int, dict[str, Any]]:
+        """A DELETE on an object that is already deleting: it may only shorten the grace period."""
+        meta = stored["metadata"]
+        current_grace = meta.get("deletionGracePeriodSeconds") or 0
+        if not finalizers and not pending_namespace and (grace == 0 or current_grace == 0):
+            return self._remove_now(rt, stored, dry_run=dry_run, user=user, return_object=is_pod)
+        changed = clone(stored)
+        cmeta = changed["metadata"]
+        if finalizers != list(meta.get("finalizers") or []):
+            cmeta["finalizers"] = finalizers
+        if is_pod and grace < current_grace:
+            deadline = self.clock.now() + grace
+            cmeta["deletionTimestamp"] = self.clock.isoformat(deadline)
+            cmeta["deletionGracePeriodSeconds"] = grace
+        if changed == stored or dry_run:
+            return 200, self._out(rt, changed)
+        cmeta["resourceVersion"] = self.store.next_rv()
+        key = self._key(rt, cmeta.get("namespace"), cmeta["name"])
+        self.store.put(self.skey(rt), key, changed)
+        self._record("delete", rt, key[0], key[1], user, 200, stored, changed)
+        return 200, self._out(rt, changed)
+
+    def _remove_now(
+        self, rt: ResourceType, stored: dict[str, Any], *, dry_run: bool, user: str, return_object: bool
+    ) -> tuple[int, dict[str, Any]]:
+        meta = stored["metadata"]
+        if dry_run:
+            final = stored
+        else:
+            final = self._remove(rt, stored, None, user=user, verb="delete", subresource="", return_raw=True)
+        if return_object:
+            return 200, self._out(rt, final)
+        details: dict[str, Any] = {"name": meta["name"], "kind": rt.plural, "uid": meta.get("uid")}
+        if rt.group:
+            details["group"] = rt.group
+        # finalizeDelete's Status carries no code (the field is omitempty and left unset).
+        return 200, {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success", "details": details}
+
+    def _remove(
+        self,
+        rt: ResourceType,
+        old: dict[str, Any],
+        final: dict[str, Any] | None,
+        *,
+        user: str,
+        verb: str,
+        subresource: str,
+        return_raw: bool = False,
+    ) -> dict[str, Any]:
+        obj = clone(final if final is not None else old)
+        obj["metadata"]["resourceVersion"] = self.store.next_rv()
+        key = self._key(rt, obj["metadata"].get("namespace"), obj["metadata"]["name"])
+        self.store.remove(self.skey(rt), key, obj)
+        self._record(verb if final is not None else "delete", rt, key[0], key[1], user, 200, old, None, subresource)
+        return obj if return_raw else self._out(rt, obj)
+
+    def delete_collection(
+        self,
+        rt: ResourceType,
+        namespace: str | None,
+        options: dict[str, Any] | None = None,
+        *,
+        label_selector: str | None = None,
+        field_selector: str | None = None,
+        user: str = "admin",
+    ) -> dict[str, Any]:
+        """Delete every matching object; returns the list of what was deleted or marked."""
+        listed = self.list(rt, namespace, label_selector=label_selector, field_selector=field_selector)
+        for item in listed["items"]:
+            try:
+                self.delete(rt, item["metadata"].get("namespace"), item["metadata"]["name"], options, user=user)
+            except errors.StatusError as err:
+                if err.code != 404:
+                    raise
+        return listed
+
+    # -- subresources --------------------------------------------------------------------------------
+
+    def finalize_namespace(self, name: str, body: Any, *, user: str = "admin", dry_run: bool = False) -> dict[str, Any]:
+        """PUT ``namespaces/<name>/finalize``: replaces ``spec.finalizers``; an empty list on a
+        deleting namespace without metadata finalizers removes it."""
+        rt = builtins.NAMESPACE
+        old = self._get_stored(rt, None, name)
+        if not isinstance(body, dict):
+            raise errors.bad_request("the body of the request was not a JSON object")
+        new = clone(old)
+        new["spec"] = {"finalizers": list((body.get("spec") or {}).get("finalizers") or [])}
+        if new == old or dry_run:
+            return self._out(rt, new)
+        if self._finalized(rt, new):
+            return self._remove(rt, old, new, user=user, verb="update", subresource="finalize")
+        new["metadata"]["resourceVersion"] = self.store.next_rv()
+        self.store.put(self.skey(rt), ("", name), new)
+        self._record("update", rt, "", name, user, 200, old, new, "finalize")
+        return self._out(rt, new)
+
+    def bind_pod(self, namespace: str, name: str, body: Any, *, user: str = "admin", dry_run: bool = False) -> dict[str, Any]:
+        """POST ``pods/<name>/binding``: assigns an unscheduled pod to ``target.name``."""
+        rt = builtins.POD
+        if not isinstance(body, dict) or not isinstance(body.get("target"), dict) or not body["target"].get("name"):
+            raise errors.invalid_object("Binding", "", name, [errors.required("target.name")])
+        old = self._get_stored(rt, namespace, name)
+        node = body["target"]["name"]
+        current = (old.get("spec") or {}).get("nodeName")
+        if current:
+            raise errors.conflict("pods", "", name, f'pod {name} is already assigned to node "{current}"')
+        if old["metadata"].get("deletionTimestamp"):
+            raise errors.conflict("pods", "", name, f"pod {name} is being deleted, cannot be assigned to a host")
+        new = clone(old)
+        new["spec"]["nodeName"] = node
+        conditions = [c for c in new.setdefault("status", {}).get("conditions", []) if c.get("type") != "PodScheduled"]
+        conditions.append({"type": "PodScheduled", "status": "True", "lastProbeTime": None,
+                           "lastTransitionTime": self.now()})
+        new["status"]["conditions"] = conditions
+        if not dry_run:
+            new["metadata"]["resourceVersion"] = self.store.next_rv()
+            self.store.put(self.skey(rt), (namespace, name), new)
+            self._record("create", rt, namespace, name, user, 201, old, new, "binding")
+        return errors.status(201, "", "", None, success=True)
+
+    def get_scale(self, rt: ResourceType, namespace: str | None, name: str) -> dict[str, Any]:
+        """``autoscaling/v1`` Scale of a Deployment, ReplicaSet or StatefulSet."""
+        if not rt.scale:
+            raise errors.not_found(f"{rt.plural}/scale", rt.group, name)
+        obj = self._get_stored(rt, namespace, name)
+        selector = (obj.get("spec") or {}).get("selector")
+        parsed = selectors.label_selector_from_dict(selector) if isinstance(selector, dict) else None
+        meta = obj["metadata"]
+        return {
+            "kind": "Scale",
+            "apiVersion": "autoscaling/v1",
+            "metadata": {k: meta[k] for k in ("name", "namespace", "uid", "resourceVersion", "creationTimestamp")
+                         if k in meta},
+            "spec": {"replicas": int((obj.get("spec") or {}).get("replicas", 0) or 0)},
+            "status": {"replicas": int((obj.get("status") or {}).get("replicas", 0) or 0),
+                       "selector": str(parsed) if parsed is not None else ""},
+        }
+
+    def update_scale(
+        self, rt: ResourceType, namespace: str | None, name: str, scale: Any, *, user: str = "admin",
+        dry_run: bool = False,
+    ) -> dict[str, Any]:
+        """Set ``spec.replicas`` from a Scale; a stale resourceVersion in it is a 409."""
+        if not rt.scale:
+            raise errors.not_found(f"{rt.plural}/scale", rt.group, name)
+        if not isinstance(scale, dict) or not isinstance(scale.get("spec"), dict):
+            raise errors.bad_request("the body of the request was not a Scale")
+        replicas = scale["spec"].get("replicas")
+        if not isinstance(replicas, int) or isinstance(replicas, bool) or replicas < 0:
+            raise errors.invalid_object(
+                "Scale", "autoscaling", name,
+                [errors.invalid("spec.replicas", replicas, "must be greater than or equal to 0")],
+            )
+        old = self._get_stored(rt, namespace, name)
+        rv = _meta(scale).get("resourceVersion")
+        if rv and rv != old["metadata"]["resourceVersion"]:
+            raise errors.conflict(f"{rt.plural}", rt.group, name)
+        new = clone(old)
+        new.setdefault("spec", {})["replicas"] = replicas
+        self._commit_update(rt, old, new, subresource="", dry_run=dry_run, user=user, verb="update")
+        return self.get_scale(rt, namespace, name)
+
+
+def _single_equality(field_selector: str | None, names: tuple[str, ...]) -> str | None:
+    """The value of ``name=value`` when the selector is exactly that one equality term."""
+    if not field_selector or "," in field_selector or "!=" in field_selector:
+        return None
+    key, sep, value = field_selector.partition("==") if "==" in field_selector else field_selector.partition("=")
+    if sep and key.strip() in names and "\\" not in value:
+        return value.strip()
+    return None

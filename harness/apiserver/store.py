@@ -1,0 +1,158 @@
+"""One cluster's storage: objects, the resourceVersion counter, the event history and watchers.
+
+This is the etcd-and-watch-cache layer: it knows nothing of Kubernetes semantics beyond keys and
+resourceVersions. Stored objects are never mutated after commit: every write stores a new dict, so
+readers, history and watchers can share them and copy only when handing them to user code.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from typing import Any
+
+from harness.apiserver import errors
+from harness.apiserver.watch import ADDED, DELETED, MODIFIED, Watch
+
+# The watch cache's history window, in events. Older resourceVersions get 410 Expired.
+DEFAULT_HISTORY = 200_000
+
+StorageKey = tuple[str, str]  # (group, plural): all versions of a resource share storage
+ObjectKey = tuple[str, str]  # (namespace, name); namespace "" for cluster-scoped
+
+
+def clone(value: Any) -> Any:
+    """A deep copy of JSON-shaped data (dicts, lists, scalars); several times faster than deepcopy."""
+    kind = type(value)
+    if kind is dict:
+        return {k: (v if type(v) not in (dict, list) else clone(v)) for k, v in value.items()}
+    if kind is list:
+        return [v if type(v) not in (dict, list) else clone(v) for v in value]
+    return value
+
+
+class Store:
+    """Objects by resource and key, with a per-cluster monotonic resourceVersion."""
+
+    def __init__(self, history: int = DEFAULT_HISTORY) -> None:
+        self._rv = 0
+        self._data: dict[StorageKey, dict[ObjectKey, dict[str, Any]]] = {}
+        # (rv, storage key, event type, object, previous object)
+        self._history: deque[tuple[int, StorageKey, str, dict[str, Any], dict[str, Any] | None]] = deque(
+            maxlen=history
+        )
+        self._compacted_rv = 0
+        self._watchers: dict[StorageKey, set[Watch]] = {}
+        # spec.nodeName → pod keys, so per-node pod lists don't scan every pod
+        self._pods_by_node: dict[str, set[ObjectKey]] = {}
+
+    # -- reads ---------------------------------------------------------------------------------
+
+    @property
+    def resource_version(self) -> int:
+        return self._rv
+
+    def get(self, skey: StorageKey, key: ObjectKey) -> dict[str, Any] | None:
+        """The stored object (shared: do not mutate), or None."""
+        return self._data.get(skey, {}).get(key)
+
+    def items(self, skey: StorageKey, namespace: str | None = None) -> list[dict[str, Any]]:
+        """Stored objects of a resource in key order (namespace, name), optionally one namespace."""
+        bucket = self._data.get(skey, {})
+        keys = sorted(k for k in bucket if namespace is None or k[0] == namespace)
+        return [bucket[k] for k in keys]
+
+    def pods_on_node(self, node_name: str) -> list[dict[str, Any]]:
+        """Pods whose spec.nodeName is ``node_name``, in key order."""
+        bucket = self._data.get(("", "pods"), {})
+        return [bucket[k] for k in sorted(self._pods_by_node.get(node_name, ()))]
+
+    def count(self, skey: StorageKey) -> int:
+        return len(self._data.get(skey, {}))
+
+    def resources(self) -> list[StorageKey]:
+        return [k for k, v in self._data.items() if v]
+
+    # -- writes --------------------------------------------------------------------------------
+
+    def next_rv(self) -> str:
+        self._rv += 1
+        return str(self._rv)
+
+    def put(self, skey: StorageKey, key: ObjectKey, obj: dict[str, Any]) -> dict[str, Any]:
+        """Commit ``obj`` (whose resourceVersion the caller set from :meth:`next_rv`)."""
+        bucket = self._data.setdefault(skey, {})
+        old = bucket.get(key)
+        bucket[key] = obj
+        if skey == ("", "pods"):
+            self._index_pod(key, old, obj)
+        self._record(skey, MODIFIED if old is not None else ADDED, obj, old)
+        return obj
+
+    def remove(self, skey: StorageKey, key: ObjectKey, final: dict[str, Any]) -> None:
+        """Remove the object; ``final`` is its last state with a new resourceVersion."""
+        bucket = self._data.get(skey, {})
+        old = bucket.pop(key, None)
+        if skey == ("", "pods") and old is not None:
+            self._index_pod(key, old, None)
+        self._record(skey, DELETED, final, old)
+
+    def drop_resource(self, skey: StorageKey) -> None:
+        """Forget every object of a resource (its CRD is gone), without events."""
+        self._data.pop(skey, None)
+
+    def _index_pod(self, key: ObjectKey, old: dict[str, Any] | None, new: dict[str, Any] | None) -> None:
+        old_node = (old or {}).get("spec", {}).get("nodeName") or ""
+        new_node = (new or {}).get("spec", {}).get("nodeName") or ""
+        if old is not None and old_node != new_node or new is None:
+            self._pods_by_node.get(old_node, set()).discard(key)
+        if new is not None:
+            self._pods_by_node.setdefault(new_node, set()).add(key)
+
+    def _record(self, skey: StorageKey, event_type: str, obj: dict[str, Any], old: dict[str, Any] | None) -> None:
+        rv = int(obj["metadata"]["resourceVersion"])
+        if len(self._history) == self._history.maxlen:
+            self._compacted_rv = self._history[0][0]
+        self._history.append((rv, skey, event_type, obj, old))
+        for watch in list(self._watchers.get(skey, ())):
+            watch.offer(event_type, obj, old)
+
+    # -- watch ---------------------------------------------------------------------------------
+
+    def compact(self) -> None:
+        """Forget all history up to now, as an etcd compaction does."""
+        self._history.clear()
+        self._compacted_rv = self._rv
+
+    @property
+    def oldest_rv(self) -> int:
+        """The oldest resourceVersion a watch may resume from."""
+        return self._compacted_rv
+
+    def watch(self, skey: StorageKey, watch: Watch, resource_version: str | None) -> Watch:
+        """Attach ``watch``: replay history after ``resource_version``, or synthesize ``ADDED``.
+
+        ``None`` and ``"0"`` start with an ``ADDED`` for every current object; a resourceVersion
+        older than the history window gets an in-stream 410 ``Expired`` error.
+        """
+        if resource_version in (None, "", "0"):
+            for obj in self.items(skey):
+                watch.initial(obj)
+            watch.last_rv = str(self._rv)
+        else:
+            try:
+                since = int(resource_version)
+            except ValueError:
+                raise errors.bad_request(f"invalid resource version: {resource_version}") from None
+            if since < self._compacted_rv:
+                watch.expire(f"too old resource version: {since} ({self._compacted_rv})")
+                return watch
+            for rv, key, event_type, obj, old in self._history:
+                if rv > since and key == skey:
+                    watch.offer(event_type, obj, old)
+            watch.last_rv = str(max(since, int(watch.last_rv or 0)))
+        self._watchers.setdefault(skey, set()).add(watch)
+        watch._close_hook = lambda w: self._watchers.get(skey, set()).discard(w)
+        return watch
+
+    def watcher_count(self) -> int:
+        return sum(len(v) for v in self._watchers.values())

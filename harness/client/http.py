@@ -1,0 +1,341 @@
+"""The client interface over HTTP: what controllers use when they run as separate processes.
+
+It speaks the Kubernetes REST API (so it works against any server, ours or a real one), finds
+resources through discovery, raises :class:`ApiError` with the server's ``Status``, and streams
+watches on a background thread. A cluster that cannot be reached raises :class:`ConnectionError`.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections import deque
+from collections.abc import Callable
+from typing import Any
+from urllib.parse import urlparse
+
+import httpx
+import yaml
+
+from harness.apiserver.errors import StatusError, status
+from harness.client.interface import MERGE
+
+CLOCK_PATH = "/harness/v1/clock"
+
+
+def _raise_for(response: httpx.Response) -> None:
+    if response.status_code < 400:
+        return
+    try:
+        body = response.json()
+    except ValueError:
+        body = None
+    if not isinstance(body, dict) or body.get("kind") != "Status":
+        body = status(response.status_code, "", response.text[:500] or response.reason_phrase)
+    headers = {"Retry-After": response.headers["Retry-After"]} if "Retry-After" in response.headers else {}
+    raise StatusError(body, headers)
+
+
+class HttpWatch:
+    """A watch read on a background thread; events queue until drained."""
+
+    def __init__(self, client: httpx.Client, url: str, params: dict[str, str]) -> None:
+        self._client = client
+        self._url = url
+        self._params = params
+        self._events: deque[tuple[str, dict[str, Any]]] = deque()
+        self.on_event: Callable[[], None] | None = None
+        self._stopped = threading.Event()
+        self._done = False
+        self._response: httpx.Response | None = None
+        self._thread = threading.Thread(target=self._run, name=f"watch {url}", daemon=True)
+        self._thread.start()
+
+    @property
+    def closed(self) -> bool:
+        return self._done and not self._events
+
+    def _run(self) -> None:
+        try:
+            with self._client.stream("GET", self._url, params=self._params, timeout=None) as response:
+                self._response = response
+                if response.status_code >= 400:
+                    response.read()
+                    try:
+                        body = response.json()
+                    except ValueError:
+                        body = status(response.status_code, "", response.text[:500])
+                    self._events.append(("ERROR", body))
+                    return
+                for line in response.iter_lines():
+                    if self._stopped.is_set():
+                        break
+                    if not line.strip():
+                        continue
+                    event = json.loads(line)
+                    self._events.append((event["type"], event["object"]))
+                    if self.on_event is not None:
+                        self.on_event()
+        except (httpx.HTTPError, ValueError) as err:
+            if not self._stopped.is_set():
+                self._events.append(("ERROR", status(503, "ServiceUnavailable", f"watch ended: {err}")))
+        finally:
+            self._done = True
+            if self.on_event is not None:
+                self.on_event()
+
+    def drain(self) -> list[tuple[str, dict[str, Any]]]:
+        out = []
+        while self._events:
+            out.append(self._events.popleft())
+        return out
+
+    def stop(self) -> None:
+        self._stopped.set()
+        if self._response is not None:
+            try:
+                self._response.close()
+            except httpx.HTTPError:
+                pass
+
+
+class HttpClient:
+    """A client of the cluster served at ``server`` (a URL, a workload cluster's path included)."""
+
+    def __init__(
+        self, server: str, *, token: str | None = None, user: str = "admin", timeout: float = 30.0,
+        verify: bool | str = True,
+    ) -> None:
+        self.server = server.rstrip("/")
+        parsed = urlparse(self.server)
+        self._origin = f"{parsed.scheme}://{parsed.netloc}"
+        self.cluster = parsed.path.strip("/").removeprefix("clusters/") or "management"
+        self.user = user
+        self._token = token
+        headers = {"Accept": "application/json", "User-Agent": f"lifecycle-tck/{user}"}
+        if token:
+            headers["Authorization"] = f"Bearer {token}"
+        self._http = httpx.Client(headers=headers, timeout=timeout, verify=verify)
+        self._resources: dict[tuple[str, str], tuple[str, bool]] = {}
+        self._lock = threading.Lock()
+
+    @classmethod
+    def from_kubeconfig(cls, text: str, *, context: str | None = None, user: str = "admin") -> HttpClient:
+        """A client for a kubeconfig's context (the current one unless named)."""
+        config = yaml.safe_load(text) or {}
+        name = context or config.get("current-context")
+        contexts = {c["name"]: c.get("context", {}) for c in config.get("contexts") or []}
+        clusters = {c["name"]: c.get("cluster", {}) for c in config.get("clusters") or []}
+        users = {u["name"]: u.get("user", {}) for u in config.get("users") or []}
+        ctx = contexts.get(name or "", {})
+        cluster = clusters.get(ctx.get("cluster", ""), {}) if ctx else next(iter(clusters.values()), {})
+        auth = users.get(ctx.get("user", ""), {}) if ctx else {}
+        if not cluster.get("server"):
+            raise ValueError("kubeconfig names no server")
+        return cls(cluster["server"], token=auth.get("token"), user=user)
+
+    def close(self) -> None:
+        self._http.close()
+
+    # -- plumbing ----------------------------------------------------------------------------------
+
+    def _request(self, method: str, path: str, **kwargs: Any) -> httpx.Response:
+        try:
+            response = self._http.request(method, self.server + path, **kwargs)
+        except httpx.TransportError as err:
+            raise ConnectionError(f"cluster {self.cluster} is not reachable: {err}") from err
+        _raise_for(response)
+        return response
+
+    def _resource(self, api_version: str, kind: str) -> tuple[str, bool]:
+        key = (api_version, kind)
+        with self._lock:
+            found = self._resources.get(key)
+        if found is None:
+            base = "/api/v1" if api_version == "v1" else f"/apis/{api_version}"
+            listing = self._request("GET", base).json()
+            with self._lock:
+                for res in listing.get("resources", []):
+                    if "/" not in res["name"]:
+                        self._resources[(api_version, res["kind"])] = (res["name"], bool(res["namespaced"]))
+                found = self._resources.get(key)
+        if found is None:
+            raise StatusError(status(404, "NotFound", f'no kind "{kind}" is registered for version "{api_version}"'))
+        return found
+
+    def _path(self, api_version: str, kind: str, name: str | None = None, namespace: str | None = None,
+              subresource: str = "") -> str:
+        plural, namespaced = self._resource(api_version, kind)
+        base = "/api/v1" if api_version == "v1" else f"/apis/{api_version}"
+        path = base
+        if namespaced and namespace:
+            path += f"/namespaces/{namespace}"
+        path += f"/{plural}"
+        if name is not None:
+            path += f"/{name}"
+        if subresource:
+            path += f"/{subresource}"
+        return path
+
+    @staticmethod
+    def _params(**values: Any) -> dict[str, str]:
+        out = {}
+        for key, value in values.items():
+            if value is None or value is False:
+                continue
+            out[key] = "true" if value is True else str(value)
+        return out
+
+    # -- the interface -----------------------------------------------------------------------------
+
+    def get(self, api_version: str, kind: str, name: str, namespace: str | None = None) -> dict[str, Any]:
+        return self._request("GET", self._path(api_version, kind, name, namespace)).json()
+
+    def list(
+        self,
+        api_version: str,
+        kind: str,
+        namespace: str | None = None,
+        *,
+        label_selector: str | None = None,
+        field_selector: str | None = None,
+        limit: int | None = None,
+        continue_token: str | None = None,
+    ) -> dict[str, Any]:
+        params = self._params(labelSelector=label_selector, fieldSelector=field_selector, limit=limit,
+                              **{"continue": continue_token})
+        return self._request("GET", self._path(api_version, kind, None, namespace), params=params).json()
+
+    def watch(
+        self,
+        api_version: str,
+        kind: str,
+        namespace: str | None = None,
+        *,
+        resource_version: str | None = None,
+        label_selector: str | None = None,
+        field_selector: str | None = None,
+        allow_bookmarks: bool = False,
+    ) -> HttpWatch:
+        params = self._params(watch=True, resourceVersion=resource_version, labelSelector=label_selector,
+                              fieldSelector=field_selector, allowWatchBookmarks=allow_bookmarks)
+        return HttpWatch(self._http, self.server + self._path(api_version, kind, None, namespace), params)
+
+    def create(self, obj: dict[str, Any], *, dry_run: bool = False) -> dict[str, Any]:
+        meta = obj.get("metadata") or {}
+        path = self._path(obj["apiVersion"], obj["kind"], None, meta.get("namespace"))
+        return self._request("POST", path, json=obj, params=self._params(dryRun="All" if dry_run else None)).json()
+
+    def update(self, obj: dict[str, Any], *, dry_run: bool = False) -> dict[str, Any]:
+        return self._put(obj, "", dry_run)
+
+    def update_status(self, obj: dict[str, Any], *, dry_run: bool = False) -> dict[str, Any]:
+        return self._put(obj, "status", dry_run)
+
+    def _put(self, obj: dict[str, Any], subresource: str, dry_run: bool) -> dict[str, Any]:
+        meta = obj.get("metadata") or {}
+        path = self._path(obj["apiVersion"], obj["kind"], meta.get("name", ""), meta.get("namespace"), subresource)
+        return self._request("PUT", path, json=obj, params=self._params(dryRun="All" if dry_run else None)).json()
+
+    def patch(
+        self,
+        api_version: str,
+        kind: str,
+        name: str,
+        body: Any,
+        *,
+        namespace: str | None = None,
+        patch_type: str = MERGE,
+        subresource: str = "",
+        dry_run: bool = False,
+        field_manager: str | None = None,
+        force: bool = False,
+    ) -> dict[str, Any]:
+        path = self._path(api_version, kind, name, namespace, subresource)
+        params = self._params(dryRun="All" if dry_run else None, fieldManager=field_manager, force=force)
+        response = self._request("PATCH", path, content=json.dumps(body), params=params,
+                                 headers={"Content-Type": patch_type})
+        return response.json()
+
+    def delete(
+        self,
+        api_version: str,
+        kind: str,
+        name: str,
+        namespace: str | None = None,
+        *,
+        propagation_policy: str | None = None,
+        grace_period_seconds: int | None = None,
+        preconditions: dict[str, str] | None = None,
+        dry_run: bool = False,
+    ) -> dict[str, Any]:
+        options: dict[str, Any] = {"kind": "DeleteOptions", "apiVersion": "v1"}
+        if propagation_policy is not None:
+            options["propagationPolicy"] = propagation_policy
+        if grace_period_seconds is not None:
+            options["gracePeriodSeconds"] = grace_period_seconds
+        if preconditions:
+            options["preconditions"] = preconditions
+        if dry_run:
+            options["dryRun"] = ["All"]
+        path = self._path(api_version, kind, name, namespace)
+        return self._request("DELETE", path, content=json.dumps(options),
+                             headers={"Content-Type": "application/json"}).json()
+
+    def evict(
+        self, name: str, namespace: str, *, delete_options: dict[str, Any] | None = None, dry_run: bool = False
+    ) -> dict[str, Any]:
+        body: dict[str, Any] = {"apiVersion": "policy/v1", "kind": "Eviction",
+                                "metadata": {"name": name, "namespace": namespace}}
+        if delete_options is not None:
+            body["deleteOptions"] = delete_options
+        path = f"/api/v1/namespaces/{namespace}/pods/{name}/eviction"
+        return self._request("POST", path, json=body, params=self._params(dryRun="All" if dry_run else None)).json()
+
+    def bind(self, name: str, namespace: str, node_name: str) -> dict[str, Any]:
+        body = {"apiVersion": "v1", "kind": "Binding", "metadata": {"name": name, "namespace": namespace},
+                "target": {"apiVersion": "v1", "kind": "Node", "name": node_name}}
+        return self._request("POST", f"/api/v1/namespaces/{namespace}/pods/{name}/binding", json=body).json()
+
+    def finalize_namespace(self, name: str, finalizers: list[str]) -> dict[str, Any]:
+        body = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name},
+                "spec": {"finalizers": list(finalizers)}}
+        return self._request("PUT", f"/api/v1/namespaces/{name}/finalize", json=body).json()
+
+    def now(self) -> float:
+        try:
+            response = self._http.get(self._origin + CLOCK_PATH)
+        except httpx.TransportError as err:
+            raise ConnectionError(str(err)) from err
+        _raise_for(response)
+        return float(response.json()["unix"])
+
+    def discover(self) -> list[dict[str, Any]]:
+        out: list[dict[str, Any]] = []
+        seen: set[tuple[str, str]] = set()
+        versions = [("", "v1")]
+        for group in self._request("GET", "/apis").json().get("groups", []):
+            preferred = (group.get("preferredVersion") or {}).get("version") or group["versions"][0]["version"]
+            versions.append((group["name"], preferred))
+        for group, version in versions:
+            api_version = f"{group}/{version}" if group else version
+            base = "/api/v1" if not group else f"/apis/{api_version}"
+            resources = self._request("GET", base).json().get("resources", [])
+            subs: dict[str, list[str]] = {}
+            for res in resources:
+                if "/" in res["name"]:
+                    parent, _, sub = res["name"].partition("/")
+                    subs.setdefault(parent, []).append(sub)
+            for res in resources:
+                if "/" in res["name"] or (group, res["name"]) in seen:
+                    continue
+                seen.add((group, res["name"]))
+                with self._lock:
+                    self._resources[(api_version, res["kind"])] = (res["name"], bool(res["namespaced"]))
+                out.append({"apiVersion": api_version, "group": group, "kind": res["kind"], "plural": res["name"],
+                            "namespaced": bool(res["namespaced"]), "verbs": list(res.get("verbs", [])),
+                            "subresources": subs.get(res["name"], [])})
+        return out
+
+    def for_kubeconfig(self, kubeconfig: str, user: str | None = None) -> HttpClient:
+        return HttpClient.from_kubeconfig(kubeconfig, user=user or self.user)

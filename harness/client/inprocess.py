@@ -1,0 +1,214 @@
+"""The in-process client: calls a cluster's :class:`APIServer` directly, as the HTTP facade does.
+
+Like Starlette's ``TestClient`` it is a first-class implementation of the client interface: every
+request goes through the same API semantics as over HTTP; only the transport is missing. Results
+are copies, so callers never share state with the store.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from harness.apiserver import eviction
+from harness.apiserver.clusters import ClusterSet, cluster_from_url, server_from_kubeconfig
+from harness.apiserver.errors import StatusError
+from harness.apiserver.resources import ResourceType
+from harness.apiserver.server import APIServer
+from harness.apiserver.store import clone
+from harness.apiserver.watch import Watch
+from harness.client.interface import MERGE
+
+
+class InProcessWatch:
+    """A :class:`Watch` whose events are handed out as copies."""
+
+    def __init__(self, watch: Watch) -> None:
+        self._watch = watch
+
+    @property
+    def on_event(self):  # type: ignore[no-untyped-def]
+        return self._watch.on_event
+
+    @on_event.setter
+    def on_event(self, callback) -> None:  # type: ignore[no-untyped-def]
+        self._watch.on_event = callback
+
+    @property
+    def closed(self) -> bool:
+        return self._watch.closed and not self._watch.events
+
+    def drain(self) -> list[tuple[str, dict[str, Any]]]:
+        return [(t, clone(o)) for t, o in self._watch.drain()]
+
+    def drain_shared(self) -> list[tuple[str, dict[str, Any]]]:
+        """The events without copying: for consumers that only read them."""
+        return self._watch.drain()
+
+    def stop(self) -> None:
+        self._watch.stop()
+
+
+class InProcessClient:
+    """A client of one cluster in this process."""
+
+    def __init__(self, clusters: ClusterSet, cluster: str, user: str = "admin") -> None:
+        self._clusters = clusters
+        self.cluster = cluster
+        self.user = user
+
+    @property
+    def _server(self) -> APIServer:
+        server = self._clusters.get(self.cluster)
+        if server is None:
+            # The workload cluster is gone (its Cluster was deleted): unreachable, as a real one would be.
+            raise ConnectionError(f"cluster {self.cluster} is not reachable")
+        return server
+
+    def _rt(self, api_version: str, kind: str) -> ResourceType:
+        return self._server.registry.by_kind(api_version, kind)
+
+    def _rt_of(self, obj: dict[str, Any]) -> ResourceType:
+        if not isinstance(obj, dict) or "apiVersion" not in obj or "kind" not in obj:
+            raise StatusError(
+                {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
+                 "message": "Object 'Kind' is missing in the object", "reason": "BadRequest", "code": 400}
+            )
+        return self._rt(obj["apiVersion"], obj["kind"])
+
+    def get(self, api_version: str, kind: str, name: str, namespace: str | None = None) -> dict[str, Any]:
+        return self._server.get(self._rt(api_version, kind), namespace, name)
+
+    def list(
+        self,
+        api_version: str,
+        kind: str,
+        namespace: str | None = None,
+        *,
+        label_selector: str | None = None,
+        field_selector: str | None = None,
+        limit: int | None = None,
+        continue_token: str | None = None,
+    ) -> dict[str, Any]:
+        return self._server.list(
+            self._rt(api_version, kind), namespace, label_selector=label_selector, field_selector=field_selector,
+            limit=limit, continue_token=continue_token,
+        )
+
+    def watch(
+        self,
+        api_version: str,
+        kind: str,
+        namespace: str | None = None,
+        *,
+        resource_version: str | None = None,
+        label_selector: str | None = None,
+        field_selector: str | None = None,
+        allow_bookmarks: bool = False,
+    ) -> InProcessWatch:
+        watch = self._server.watch(
+            self._rt(api_version, kind), namespace, label_selector=label_selector, field_selector=field_selector,
+            resource_version=resource_version, allow_bookmarks=allow_bookmarks,
+        )
+        return InProcessWatch(watch)
+
+    def create(self, obj: dict[str, Any], *, dry_run: bool = False) -> dict[str, Any]:
+        rt = self._rt_of(obj)
+        return self._server.create(rt, (obj.get("metadata") or {}).get("namespace"), obj, dry_run=dry_run,
+                                   user=self.user)
+
+    def update(self, obj: dict[str, Any], *, dry_run: bool = False) -> dict[str, Any]:
+        rt = self._rt_of(obj)
+        meta = obj.get("metadata") or {}
+        return self._server.update(rt, meta.get("namespace"), meta.get("name", ""), obj, dry_run=dry_run,
+                                   user=self.user)
+
+    def update_status(self, obj: dict[str, Any], *, dry_run: bool = False) -> dict[str, Any]:
+        rt = self._rt_of(obj)
+        meta = obj.get("metadata") or {}
+        return self._server.update(rt, meta.get("namespace"), meta.get("name", ""), obj, subresource="status",
+                                   dry_run=dry_run, user=self.user)
+
+    def patch(
+        self,
+        api_version: str,
+        kind: str,
+        name: str,
+        body: Any,
+        *,
+        namespace: str | None = None,
+        patch_type: str = MERGE,
+        subresource: str = "",
+        dry_run: bool = False,
+        field_manager: str | None = None,
+        force: bool = False,
+    ) -> dict[str, Any]:
+        _, obj = self._server.patch(
+            self._rt(api_version, kind), namespace, name, clone(body), patch_type, subresource=subresource,
+            dry_run=dry_run, field_manager=field_manager, force=force, user=self.user,
+        )
+        return obj
+
+    def delete(
+        self,
+        api_version: str,
+        kind: str,
+        name: str,
+        namespace: str | None = None,
+        *,
+        propagation_policy: str | None = None,
+        grace_period_seconds: int | None = None,
+        preconditions: dict[str, str] | None = None,
+        dry_run: bool = False,
+    ) -> dict[str, Any]:
+        options: dict[str, Any] = {}
+        if propagation_policy is not None:
+            options["propagationPolicy"] = propagation_policy
+        if grace_period_seconds is not None:
+            options["gracePeriodSeconds"] = grace_period_seconds
+        if preconditions:
+            options["preconditions"] = dict(preconditions)
+        if dry_run:
+            options["dryRun"] = ["All"]
+        _, body = self._server.delete(self._rt(api_version, kind), namespace, name, options, user=self.user)
+        return body
+
+    def evict(
+        self, name: str, namespace: str, *, delete_options: dict[str, Any] | None = None, dry_run: bool = False
+    ) -> dict[str, Any]:
+        body: dict[str, Any] = {"apiVersion": "policy/v1", "kind": "Eviction",
+                                "metadata": {"name": name, "namespace": namespace}}
+        if delete_options is not None:
+            body["deleteOptions"] = clone(delete_options)
+        return eviction.evict(self._server, namespace, name, body, dry_run=dry_run, user=self.user)
+
+    def bind(self, name: str, namespace: str, node_name: str) -> dict[str, Any]:
+        body = {"apiVersion": "v1", "kind": "Binding", "metadata": {"name": name, "namespace": namespace},
+                "target": {"apiVersion": "v1", "kind": "Node", "name": node_name}}
+        return self._server.bind_pod(namespace, name, body, user=self.user)
+
+    def finalize_namespace(self, name: str, finalizers: list[str]) -> dict[str, Any]:
+        body = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name},
+                "spec": {"finalizers": list(finalizers)}}
+        return self._server.finalize_namespace(name, body, user=self.user)
+
+    def now(self) -> float:
+        return self._clusters.clock.now()
+
+    def discover(self) -> list[dict[str, Any]]:
+        seen: set[tuple[str, str]] = set()
+        out = []
+        for rt in self._server.registry.all():
+            if (rt.group, rt.plural) in seen:
+                continue
+            seen.add((rt.group, rt.plural))
+            out.append({"apiVersion": rt.api_version, "group": rt.group, "kind": rt.kind, "plural": rt.plural,
+                        "namespaced": rt.namespaced, "verbs": list(rt.verbs), "subresources": list(rt.subresources())})
+        return out
+
+    def for_kubeconfig(self, kubeconfig: str, user: str | None = None) -> InProcessClient:
+        cluster = cluster_from_url(server_from_kubeconfig(kubeconfig))
+        return InProcessClient(self._clusters, cluster, user or self.user)
+
+    def for_cluster(self, cluster: str, user: str | None = None) -> InProcessClient:
+        """A client of another cluster of the same world."""
+        return InProcessClient(self._clusters, cluster, user or self.user)

@@ -1,0 +1,274 @@
+"""A small controller runtime in the spirit of controller-runtime, on the virtual clock.
+
+A :class:`Controller` reconciles keys. Watches (through the client interface) turn events into
+keys; a key is queued at most once; ``Result.requeue_after`` schedules it on the clock; an
+exception requeues it with per-key exponential backoff (5 ms doubling to 1000 s, as
+controller-runtime's default rate limiter). The :class:`Manager` runs every controller of a
+process: :meth:`Manager.settle` processes queues and due timers until nothing is left at the
+current instant, which is how a virtual world "waits".
+"""
+
+from __future__ import annotations
+
+import logging
+import traceback
+from collections import deque
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from harness.client.interface import Client, WatchStream
+from harness.clock import Scheduler, Timer
+
+log = logging.getLogger("lifecycle_tck.runtime")
+
+BACKOFF_BASE = 0.005
+BACKOFF_MAX = 1000.0
+MAX_STEPS_PER_INSTANT = 2_000_000
+
+
+@dataclass(frozen=True, order=True)
+class Request:
+    """What a reconcile is about: an object's namespace ("" when cluster-scoped) and name."""
+
+    namespace: str
+    name: str
+
+    @classmethod
+    def of(cls, obj: dict[str, Any]) -> Request:
+        meta = obj.get("metadata") or {}
+        return cls(meta.get("namespace") or "", meta.get("name", ""))
+
+
+@dataclass(frozen=True)
+class Result:
+    """What a reconcile asks for next: nothing, an immediate (rate-limited) retry, or a retry later."""
+
+    requeue: bool = False
+    requeue_after: float = 0.0
+
+
+DONE = Result()
+
+Mapper = Callable[[str, dict[str, Any]], Iterable[Request]]
+
+
+class SettleError(RuntimeError):
+    """The world did not settle: controllers kept producing work at one instant."""
+
+
+class Controller:
+    """Base class: subclasses set ``name`` and implement :meth:`reconcile`, and declare watches in
+    :meth:`setup`."""
+
+    name = "controller"
+
+    def __init__(self) -> None:
+        self.manager: Manager | None = None
+        self._queue: deque[Request] = deque()
+        self._queued: set[Request] = set()
+        self._timers: dict[Request, Timer] = {}
+        self._failures: dict[Request, int] = {}
+        self._watch_keys: set[tuple[Any, ...]] = set()
+        self.enabled = True
+        self.errors: list[str] = []
+
+    # -- wiring ------------------------------------------------------------------------------------
+
+    def setup(self) -> None:
+        """Declare watches (called once the controller is added to a manager)."""
+
+    def watch(
+        self,
+        client: Client,
+        api_version: str,
+        kind: str,
+        mapper: Mapper | None = None,
+        *,
+        namespace: str | None = None,
+        label_selector: str | None = None,
+        field_selector: str | None = None,
+    ) -> None:
+        """Reconcile on events of ``kind`` in ``client``'s cluster; ``mapper`` turns an event into
+        keys (default: the object's own key). Calling it again for the same watch does nothing,
+        so reconcilers may call it to follow clusters that appear later."""
+        key = (client.cluster, api_version, kind, namespace, label_selector, field_selector, id(mapper) if mapper else 0)
+        if key in self._watch_keys:
+            return
+        self._watch_keys.add(key)
+        assert self.manager is not None, "add the controller to a manager first"
+        stream = client.watch(api_version, kind, namespace, label_selector=label_selector,
+                              field_selector=field_selector)
+        self.manager.add_source(self, stream, mapper or _own_key, key)
+
+    def forget_watches(self, cluster: str) -> None:
+        """Stop following a cluster that went away."""
+        assert self.manager is not None
+        self.manager.remove_sources(self, cluster)
+        self._watch_keys = {k for k in self._watch_keys if k[0] != cluster}
+
+    # -- queue -------------------------------------------------------------------------------------
+
+    def enqueue(self, request: Request) -> None:
+        if request not in self._queued:
+            self._queued.add(request)
+            self._queue.append(request)
+
+    def enqueue_after(self, request: Request, delay: float) -> None:
+        """Queue ``request`` after ``delay`` virtual seconds; an earlier pending timer wins."""
+        assert self.manager is not None
+        due = self.manager.scheduler.clock.now() + max(0.0, delay)
+        existing = self._timers.get(request)
+        if existing is not None and existing.due <= due:
+            return
+        if existing is not None:
+            existing.cancel()
+
+        def fire() -> None:
+            self._timers.pop(request, None)
+            self.enqueue(request)
+
+        self._timers[request] = self.manager.scheduler.call_at(due, fire)
+
+    def has_work(self) -> bool:
+        return bool(self._queue) and self.enabled
+
+    def process_one(self) -> None:
+        request = self._queue.popleft()
+        self._queued.discard(request)
+        try:
+            result = self.reconcile(request) or DONE
+        except Exception as err:  # noqa: BLE001 - a failing reconcile is retried, never fatal
+            failures = self._failures.get(request, 0)
+            self._failures[request] = failures + 1
+            delay = min(BACKOFF_BASE * (2**failures), BACKOFF_MAX)
+            message = f"{self.name}: reconcile {request.namespace}/{request.name} failed: {err}"
+            self.errors.append(message)
+            log.debug("%s\n%s", message, traceback.format_exc())
+            self.enqueue_after(request, delay)
+            return
+        if result.requeue_after > 0:
+            self._failures.pop(request, None)
+            self.enqueue_after(request, result.requeue_after)
+        elif result.requeue:
+            failures = self._failures.get(request, 0)
+            self._failures[request] = failures + 1
+            self.enqueue_after(request, min(BACKOFF_BASE * (2**failures), BACKOFF_MAX))
+        else:
+            self._failures.pop(request, None)
+
+    def reconcile(self, request: Request) -> Result | None:
+        raise NotImplementedError
+
+    def now(self) -> float:
+        assert self.manager is not None
+        return self.manager.scheduler.clock.now()
+
+
+def _own_key(_event: str, obj: dict[str, Any]) -> Iterable[Request]:
+    return (Request.of(obj),)
+
+
+def owner_mapper(owner_kind: str, *, controller_only: bool = True) -> Mapper:
+    """Map an event to the key of the object's owner of ``owner_kind`` (same namespace)."""
+
+    def mapper(_event: str, obj: dict[str, Any]) -> Iterable[Request]:
+        meta = obj.get("metadata") or {}
+        for ref in meta.get("ownerReferences") or []:
+            if ref.get("kind") == owner_kind and (ref.get("controller") or not controller_only):
+                yield Request(meta.get("namespace") or "", ref.get("name", ""))
+
+    return mapper
+
+
+@dataclass
+class _Source:
+    controller: Controller
+    stream: WatchStream
+    mapper: Mapper
+    key: tuple[Any, ...]
+
+
+class Manager:
+    """Runs controllers: routes watch events to their queues and runs them on the clock."""
+
+    def __init__(self, scheduler: Scheduler) -> None:
+        self.scheduler = scheduler
+        self.controllers: list[Controller] = []
+        self._sources: list[_Source] = []
+        self.steps = 0
+
+    def add(self, controller: Controller) -> Controller:
+        controller.manager = self
+        self.controllers.append(controller)
+        controller.setup()
+        return controller
+
+    def get(self, name: str) -> Controller:
+        for controller in self.controllers:
+            if controller.name == name:
+                return controller
+        raise KeyError(name)
+
+    def add_source(self, controller: Controller, stream: WatchStream, mapper: Mapper, key: tuple[Any, ...]) -> None:
+        self._sources.append(_Source(controller, stream, mapper, key))
+
+    def remove_sources(self, controller: Controller, cluster: str) -> None:
+        keep = []
+        for source in self._sources:
+            if source.controller is controller and source.key[0] == cluster:
+                source.stream.stop()
+            else:
+                keep.append(source)
+        self._sources = keep
+
+    def _pump(self) -> bool:
+        """Move queued watch events into controller queues; True if any arrived."""
+        moved = False
+        for source in list(self._sources):
+            drain = getattr(source.stream, "drain_shared", None) or source.stream.drain
+            events = drain()
+            if not events:
+                continue
+            moved = True
+            for event_type, obj in events:
+                if event_type in ("BOOKMARK", "ERROR"):
+                    continue
+                for request in source.mapper(event_type, obj):
+                    source.controller.enqueue(request)
+        return moved
+
+    def step(self) -> bool:
+        """Do one unit of work due now (an event batch, a reconcile or a timer); False when idle."""
+        self._pump()
+        for controller in self.controllers:
+            if controller.has_work():
+                controller.process_one()
+                self.steps += 1
+                return True
+        if self.scheduler.run_one_due():
+            return True
+        return self._pump()
+
+    def settle(self) -> int:
+        """Run until nothing is due at the current instant; returns the number of steps taken."""
+        steps = 0
+        while self.step():
+            steps += 1
+            if steps > MAX_STEPS_PER_INSTANT:
+                raise SettleError(f"no quiescence after {steps} steps at one instant")
+        return steps
+
+    def advance(self, seconds: float) -> None:
+        """Move the clock forward by ``seconds``, running due work in time order and settling."""
+        clock = self.scheduler.clock
+        target = clock.now() + max(0.0, seconds)
+        self.settle()
+        while True:
+            due = self.scheduler.next_due()
+            if due is None or due > target:
+                break
+            clock.advance_to(due)
+            self.settle()
+        clock.advance_to(target)
+        self.settle()

@@ -1,0 +1,1 @@
+"""Where the implementation under test comes from, and the commands that run it."""

@@ -1,0 +1,89 @@
+"""A scenario's handle on the world: the only thing step definitions talk to.
+
+Steps get clients, move time, read the audit trail and set simulator knobs through a
+:class:`Scene`, never through the store, so the same steps run against an in-process world or a
+world served over HTTP.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+from harness.apiserver.clusters import MANAGEMENT
+from harness.client.interface import Client
+from harness.world.world import World
+
+
+class Scene(Protocol):
+    """What a step definition may do to the world."""
+
+    def client(self, cluster: str = MANAGEMENT, user: str = "admin") -> Client: ...
+
+    def settle(self) -> None: ...
+
+    def advance(self, seconds: float) -> None: ...
+
+    def now(self) -> float: ...
+
+    def audit(self, since: int = 0, **filters: Any) -> list[dict[str, Any]]: ...
+
+    def audit_size(self) -> int: ...
+
+    def configure(self, simulator: str, cluster: str = MANAGEMENT, **knobs: Any) -> None: ...
+
+    def call(self, simulator: str, method: str, *args: Any, cluster: str = MANAGEMENT) -> Any: ...
+
+    def set_enabled(self, simulator: str, enabled: bool, cluster: str | None = None) -> None: ...
+
+    def compact(self, cluster: str = MANAGEMENT) -> None: ...
+
+    def add_cluster(self, name: str) -> None: ...
+
+
+class InProcessScene:
+    """A :class:`Scene` over a :class:`World` in this thread."""
+
+    def __init__(self, world: World) -> None:
+        self.world = world
+
+    def client(self, cluster: str = MANAGEMENT, user: str = "admin") -> Client:
+        return self.world.client(cluster, user)
+
+    def settle(self) -> None:
+        self.world.settle()
+
+    def advance(self, seconds: float) -> None:
+        self.world.advance(seconds)
+
+    def now(self) -> float:
+        return self.world.now()
+
+    def audit(self, since: int = 0, **filters: Any) -> list[dict[str, Any]]:
+        """Audit records (without diffs) as dicts; filters as :meth:`AuditLog.query`."""
+        return [r.to_dict(with_diff=False) | {"old": r.old, "new": r.new}
+                for r in self.world.audit.query(since=since, **filters)]
+
+    def audit_size(self) -> int:
+        return len(self.world.audit)
+
+    def configure(self, simulator: str, cluster: str = MANAGEMENT, **knobs: Any) -> None:
+        target = self.world.simulator(simulator, cluster)
+        for name, value in knobs.items():
+            if not hasattr(target, name):
+                raise AttributeError(f"simulator {simulator} has no knob {name!r}")
+            setattr(target, name, value)
+
+    def call(self, simulator: str, method: str, *args: Any, cluster: str = MANAGEMENT) -> Any:
+        return getattr(self.world.simulator(simulator, cluster), method)(*args)
+
+    def set_enabled(self, simulator: str, enabled: bool, cluster: str | None = None) -> None:
+        self.world.set_enabled(simulator, enabled, cluster)
+
+    def compact(self, cluster: str = MANAGEMENT) -> None:
+        server = self.world.clusters.get(cluster)
+        if server is None:
+            raise KeyError(cluster)
+        server.store.compact()
+
+    def add_cluster(self, name: str) -> None:
+        self.world.add_cluster(name)

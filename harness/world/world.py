@@ -1,0 +1,140 @@
+"""A scenario's world: the clusters, the virtual clock, the simulators and the controllers under test.
+
+Everything runs in one thread on the virtual clock. ``advance(seconds)`` runs due work in time
+order; ``settle()`` runs what is due now until nothing is. Each cluster gets its own set of
+simulators (kubelet, scheduler, ReplicaSet, Job, garbage collector, namespace, disruption, CSI
+attacher, CRD cleanup), each switchable and with knobs a scenario can set.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from typing import Any
+
+from harness.apiserver.audit import AuditLog
+from harness.apiserver.clusters import MANAGEMENT, ClusterSet
+from harness.apiserver.server import APIServer
+from harness.client import Controller, InProcessClient, Manager
+from harness.clock import EPOCH, Scheduler, VirtualClock
+
+# name → "module:Class"; each class takes the cluster's client and is a Controller.
+SIMULATORS: dict[str, str] = {
+    "namespace": "harness.world.namespace:NamespaceController",
+    "garbage-collector": "harness.world.gc:GarbageCollector",
+    "crd-cleanup": "harness.world.crd_cleanup:CRDCleanupController",
+    "disruption": "harness.world.disruption:DisruptionController",
+    "scheduler": "harness.world.scheduler:Scheduler",
+    "kubelet": "harness.world.kubelet:Kubelet",
+    "replicaset": "harness.world.replicaset:ReplicaSetController",
+    "job": "harness.world.job:JobController",
+    "csi-attacher": "harness.world.csi_attacher:CSIAttacher",
+}
+
+SYSTEM_USER = "system:serviceaccount:kube-system:{}"
+
+
+def _load(path: str) -> Callable[[Any], Controller]:
+    module, _, name = path.partition(":")
+    return getattr(importlib.import_module(module), name)  # type: ignore[no-any-return]
+
+
+class World:
+    """Clusters, clock and controllers of one scenario (or one ``serve`` process)."""
+
+    def __init__(
+        self,
+        *,
+        simulators: list[str] | None = None,
+        start: float = EPOCH,
+        follow_wall_time: bool = False,
+        audit: bool = True,
+        history: int | None = None,
+    ) -> None:
+        self.clock = VirtualClock(start, follow_wall_time=follow_wall_time)
+        self.scheduler = Scheduler(self.clock)
+        self.audit = AuditLog(enabled=audit)
+        self.clusters = ClusterSet(self.clock, audit=self.audit, history=history)
+        self.manager = Manager(self.scheduler)
+        self.simulator_names = list(SIMULATORS) if simulators is None else list(simulators)
+        self._simulators: dict[tuple[str, str], Controller] = {}
+        self._cluster_hooks: list[Callable[[str], None]] = []
+        self._install_simulators(MANAGEMENT)
+
+    # -- clusters ----------------------------------------------------------------------------------
+
+    @property
+    def management(self) -> APIServer:
+        return self.clusters.management
+
+    def add_cluster(self, name: str) -> APIServer:
+        """Create a workload cluster (with its own simulators) if it does not exist."""
+        existing = self.clusters.get(name)
+        if existing is not None:
+            return existing
+        server = self.clusters.add(name)
+        self._install_simulators(name)
+        for hook in self._cluster_hooks:
+            hook(name)
+        return server
+
+    def remove_cluster(self, name: str) -> None:
+        """Take a workload cluster away: its API becomes unreachable, its simulators stop."""
+        for (cluster, sim_name), controller in list(self._simulators.items()):
+            if cluster == name:
+                controller.enabled = False
+                controller.forget_watches(name)
+                del self._simulators[(cluster, sim_name)]
+        for controller in self.manager.controllers:
+            controller.forget_watches(name)
+        self.clusters.remove(name)
+
+    def on_cluster_added(self, hook: Callable[[str], None]) -> None:
+        self._cluster_hooks.append(hook)
+
+    def client(self, cluster: str = MANAGEMENT, user: str = "admin") -> InProcessClient:
+        """An in-process client of ``cluster`` acting as ``user``."""
+        return InProcessClient(self.clusters, cluster, user)
+
+    # -- controllers -------------------------------------------------------------------------------
+
+    def _install_simulators(self, cluster: str) -> None:
+        for name in self.simulator_names:
+            factory = _load(SIMULATORS[name])
+            controller = factory(self.client(cluster, SYSTEM_USER.format(name)))
+            self._simulators[(cluster, name)] = controller
+            self.manager.add(controller)
+
+    def simulator(self, name: str, cluster: str = MANAGEMENT) -> Any:
+        """The simulator ``name`` of ``cluster``, to read or set its knobs."""
+        return self._simulators[(cluster, name)]
+
+    def set_enabled(self, name: str, enabled: bool, cluster: str | None = None) -> None:
+        """Switch a simulator off (its events wait) or on again, in one cluster or all."""
+        for (c, n), controller in self._simulators.items():
+            if n == name and (cluster is None or c == cluster):
+                controller.enabled = enabled
+
+    def add_controller(self, controller: Controller) -> Controller:
+        """Run a controller (a reference controller or a test's own) in this world."""
+        return self.manager.add(controller)
+
+    # -- time --------------------------------------------------------------------------------------
+
+    def now(self) -> float:
+        return self.clock.now()
+
+    def settle(self) -> int:
+        """Run everything due now, until nothing is."""
+        return self.manager.settle()
+
+    def advance(self, seconds: float) -> None:
+        """Move virtual time forward, running due work in order and settling."""
+        self.manager.advance(seconds)
+
+    def errors(self) -> list[str]:
+        """Reconcile failures any controller has seen (they are retried, never fatal)."""
+        out: list[str] = []
+        for controller in self.manager.controllers:
+            out.extend(controller.errors)
+        return out

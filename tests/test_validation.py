@@ -1,0 +1,596 @@
+"""Field validation: every test pins the exact kube-apiserver 1.32 message text."""
+
+from __future__ import annotations
+
+from harness.apiserver.errors import FieldError
+from harness.apiserver.validation import (
+    is_dns1123_label,
+    is_dns1123_subdomain,
+    is_qualified_name,
+    is_valid_label_value,
+    validate_annotations,
+    validate_labels,
+    validate_namespace_name,
+    validate_object_meta,
+    validate_object_meta_update,
+    validate_pdb_spec,
+    validate_pod_spec,
+    validate_pod_update,
+    validate_volume_attachment,
+    validate_volume_attachment_update,
+)
+
+SUBDOMAIN_MSG = (
+    "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must "
+    "start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is "
+    "'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"
+)
+LABEL_MSG = (
+    "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and "
+    "end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is "
+    "'[a-z0-9]([-a-z0-9]*[a-z0-9])?')"
+)
+DNS1035_MSG = (
+    "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic "
+    "character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for "
+    "validation is '[a-z]([-a-z0-9]*[a-z0-9])?')"
+)
+NAME_PART_MSG = (
+    "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an "
+    "alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is "
+    "'([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')"
+)
+LABEL_VALUE_MSG = (
+    "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must "
+    "start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for "
+    "validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')"
+)
+PERCENT_MSG = (
+    "a valid percent string must be a numeric string followed by an ending '%' (e.g. '1%',  or '93%', regex "
+    "used for validation is '[0-9]+%')"
+)
+
+
+def texts(errors: list[FieldError]) -> list[str]:
+    return [str(e) for e in errors]
+
+
+def pod(name: str = "web", namespace: str = "default", **meta: object) -> dict:
+    return {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": name, "namespace": namespace, **meta},
+        "spec": {"containers": [{"name": "app", "image": "nginx:1.27"}]},
+    }
+
+
+def volume_attachment(**spec: object) -> dict:
+    body = {"attacher": "ebs.csi.aws.com", "nodeName": "node-1", "source": {"persistentVolumeName": "pv-1"}}
+    body.update(spec)
+    return {"apiVersion": "storage.k8s.io/v1", "kind": "VolumeAttachment", "metadata": {"name": "csi-1"}, "spec": body}
+
+
+# -- string-level checks ------------------------------------------------------------------------------
+
+
+def test_subdomain_message_matches_upstream_regex_error():
+    assert is_dns1123_subdomain("Foo_bar") == [SUBDOMAIN_MSG]
+    assert is_dns1123_subdomain("a.b-c.d") == []
+
+
+def test_subdomain_longer_than_253_gets_both_messages():
+    assert is_dns1123_subdomain("a" * 254) == ["must be no more than 253 characters"]
+    assert is_dns1123_subdomain("a" * 254 + "-") == ["must be no more than 253 characters", SUBDOMAIN_MSG]
+
+
+def test_label_with_dots_says_must_not_contain_dots():
+    assert is_dns1123_label("a.b") == ["must not contain dots"]
+    assert is_dns1123_label("-a") == [LABEL_MSG]
+
+
+def test_qualified_name_reports_prefix_and_name_parts():
+    assert is_qualified_name("example.com/my-key") == []
+    assert is_qualified_name("/x") == ["prefix part must be non-empty"]
+    assert is_qualified_name("example.com/") == ["name part must be non-empty", NAME_PART_MSG]
+    assert is_qualified_name("a" * 64) == ["name part must be no more than 63 characters"]
+    assert is_qualified_name("Bad_/x") == ["prefix part " + SUBDOMAIN_MSG]
+
+
+def test_qualified_name_with_two_slashes_is_one_message():
+    assert is_qualified_name("a/b/c") == [
+        (
+            "a qualified name must consist of alphanumeric characters, '-', '_' or '.', and must start and end with "
+            "an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is "
+            "'([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]') with an optional DNS subdomain prefix and '/' (e.g. "
+            "'example.com/MyName')"
+        )
+    ]
+
+
+def test_label_value_may_be_empty_but_not_end_with_a_dash():
+    assert is_valid_label_value("") == []
+    assert is_valid_label_value("v1-") == [LABEL_VALUE_MSG]
+
+
+def test_trailing_newline_is_not_accepted():
+    # Go's `$` is end of text; Python's would also match before a final newline.
+    assert is_dns1123_label("abc\n") == [LABEL_MSG]
+
+
+# -- metadata --------------------------------------------------------------------------------------------
+
+
+def test_name_is_required_without_generate_name():
+    obj = pod(name="")
+    assert texts(validate_object_meta(obj, namespaced=True)) == [
+        "metadata.name: Required value: name or generateName is required"
+    ]
+
+
+def test_generate_name_only_is_enough():
+    obj = pod(name="")
+    obj["metadata"]["generateName"] = "web-"
+    assert validate_object_meta(obj, namespaced=True) == []
+
+
+def test_generate_name_prefix_is_checked_with_its_trailing_dash_masked():
+    obj = pod(name="")
+    obj["metadata"]["generateName"] = "Web-"
+    assert texts(validate_object_meta(obj, namespaced=True)) == [
+        f'metadata.generateName: Invalid value: "Web-": {SUBDOMAIN_MSG}'
+    ]
+
+
+def test_invalid_name_by_rule():
+    ns = {"metadata": {"name": "team.a"}}
+    assert texts(validate_object_meta(ns, namespaced=False, name_rule="label")) == [
+        'metadata.name: Invalid value: "team.a": must not contain dots'
+    ]
+    svc = {"metadata": {"name": "1web", "namespace": "default"}}
+    assert texts(validate_object_meta(svc, namespaced=True, name_rule="label1035")) == [
+        f'metadata.name: Invalid value: "1web": {DNS1035_MSG}'
+    ]
+    assert texts(validate_object_meta({"metadata": {"name": ".."}}, namespaced=False, name_rule="path")) == [
+        "metadata.name: Invalid value: \"..\": may not be '..'"
+    ]
+    assert texts(validate_object_meta({"metadata": {"name": "a/b%c"}}, namespaced=False, name_rule="path")) == [
+        "metadata.name: Invalid value: \"a/b%c\": may not contain '/'",
+        "metadata.name: Invalid value: \"a/b%c\": may not contain '%'",
+    ]
+
+
+def test_namespace_required_or_forbidden_by_scope():
+    assert texts(validate_object_meta(pod(namespace=""), namespaced=True)) == ["metadata.namespace: Required value"]
+    node = {"metadata": {"name": "node-1", "namespace": "default"}}
+    assert texts(validate_object_meta(node, namespaced=False)) == [
+        "metadata.namespace: Forbidden: not allowed on this type"
+    ]
+
+
+def test_bad_label_key_and_value_are_reported_at_metadata_labels():
+    obj = pod(labels={"app/": "web", "tier": "front-"})
+    assert texts(validate_object_meta(obj, namespaced=True)) == [
+        'metadata.labels: Invalid value: "app/": name part must be non-empty',
+        f'metadata.labels: Invalid value: "app/": {NAME_PART_MSG}',
+        f'metadata.labels: Invalid value: "front-": {LABEL_VALUE_MSG}',
+    ]
+
+
+def test_validate_labels_usable_for_template_labels():
+    assert texts(validate_labels({"a": "b c"}, "spec.template.metadata.labels")) == [
+        f'spec.template.metadata.labels: Invalid value: "b c": {LABEL_VALUE_MSG}'
+    ]
+
+
+def test_uppercase_annotation_prefix_is_accepted():
+    assert validate_annotations({"Example.COM/Owner": "me"}, "metadata.annotations") == []
+    # the same key is not a valid label key
+    assert texts(validate_labels({"Example.COM/Owner": "me"}, "metadata.labels")) == [
+        f'metadata.labels: Invalid value: "Example.COM/Owner": prefix part {SUBDOMAIN_MSG}'
+    ]
+
+
+def test_bad_annotation_key_reports_the_original_key():
+    assert texts(validate_annotations({"Bad Key": "x"}, "metadata.annotations")) == [
+        f'metadata.annotations: Invalid value: "Bad Key": {NAME_PART_MSG}'
+    ]
+
+
+def test_annotation_total_size_uses_the_1_32_wording():
+    big = {"a": "x" * 262143}  # exactly 262144 bytes: allowed
+    assert validate_annotations(big, "metadata.annotations") == []
+    bigger = {"a": "x" * 262144}
+    errs = validate_annotations(bigger, "metadata.annotations")
+    assert texts(errs) == ["metadata.annotations: Too long: may not be more than 262144 bytes"]
+    assert errs[0].cause() == {
+        "reason": "FieldValueTooLong",
+        "message": "Too long: may not be more than 262144 bytes",
+        "field": "metadata.annotations",
+    }
+
+
+def test_annotation_size_counts_utf8_bytes():
+    assert texts(validate_annotations({"a": "é" * 131072}, "metadata.annotations")) == [
+        "metadata.annotations: Too long: may not be more than 262144 bytes"
+    ]
+
+
+def test_finalizers_must_be_qualified_and_not_both_orphan_and_foreground():
+    obj = pod(finalizers=["example.com/x", "bad name", "orphan", "foregroundDeletion"])
+    assert texts(validate_object_meta(obj, namespaced=True)) == [
+        f'metadata.finalizers: Invalid value: "bad name": {NAME_PART_MSG}',
+        (
+            'metadata.finalizers: Invalid value: []string{"example.com/x", "bad name", "orphan", "foregroundDeletion"}: '
+            "finalizer orphan and foregroundDeletion cannot be both set"
+        ),
+    ]
+
+
+def test_unqualified_finalizer_without_slash_is_accepted_in_metadata():
+    assert validate_object_meta(pod(finalizers=["my-finalizer"]), namespaced=True) == []
+
+
+def test_owner_reference_fields_are_required():
+    obj = pod(ownerReferences=[{"apiVersion": "apps/", "kind": "", "name": "", "uid": ""}])
+    assert texts(validate_object_meta(obj, namespaced=True)) == [
+        'metadata.ownerReferences.apiVersion: Invalid value: "apps/": version must not be empty',
+        'metadata.ownerReferences.kind: Invalid value: "": kind must not be empty',
+        'metadata.ownerReferences.name: Invalid value: "": name must not be empty',
+        'metadata.ownerReferences.uid: Invalid value: "": uid must not be empty',
+    ]
+
+
+def test_only_one_owner_reference_may_be_controller():
+    refs = [
+        {"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "rs-1", "uid": "u1", "controller": True},
+        {"apiVersion": "apps/v1", "kind": "StatefulSet", "name": "ss-1", "uid": "u2", "controller": True},
+    ]
+    errs = validate_object_meta(pod(ownerReferences=refs), namespaced=True)
+    assert len(errs) == 1
+    assert errs[0].field == "metadata.ownerReferences"
+    assert str(errs[0]).endswith(
+        ': Only one reference can have Controller set to true. Found "true" in references for ReplicaSet/rs-1 '
+        "and StatefulSet/ss-1"
+    )
+
+
+def test_event_may_not_be_an_owner():
+    ref = {"apiVersion": "v1", "kind": "Event", "name": "e", "uid": "u"}
+    (err,) = validate_object_meta(pod(ownerReferences=[ref]), namespaced=True)
+    assert str(err).endswith(": /v1, Kind=Event is disallowed from being an owner")
+
+
+def test_negative_generation_is_invalid():
+    assert texts(validate_object_meta(pod(generation=-1), namespaced=True)) == [
+        "metadata.generation: Invalid value: -1: must be greater than or equal to 0"
+    ]
+
+
+def test_namespace_name_is_a_dns_label():
+    assert texts(validate_namespace_name("Team")) == [f'metadata.name: Invalid value: "Team": {LABEL_MSG}']
+    assert validate_namespace_name("team-a") == []
+
+
+# -- metadata updates ---------------------------------------------------------------------------------
+
+
+def test_name_namespace_and_uid_are_immutable():
+    old = pod(uid="u-1")
+    new = pod(name="web2", namespace="other", uid="u-2")
+    assert texts(validate_object_meta_update(new, old)) == [
+        'metadata.name: Invalid value: "web2": field is immutable',
+        'metadata.namespace: Invalid value: "other": field is immutable',
+        'metadata.uid: Invalid value: "u-2": field is immutable',
+    ]
+
+
+def test_omitted_uid_and_creation_timestamp_count_as_copied_from_storage():
+    old = pod(uid="u-1", creationTimestamp="2024-01-01T00:00:00Z")
+    assert validate_object_meta_update(pod(), old) == []
+    assert validate_object_meta_update(pod(creationTimestamp="2025-01-01T00:00:00Z"), old) == []
+
+
+def test_deletion_timestamp_cannot_be_set_by_an_update():
+    new = pod(deletionTimestamp="2024-05-06T07:08:09Z")
+    assert texts(validate_object_meta_update(new, pod())) == [
+        "metadata.deletionTimestamp: Invalid value: 2024-05-06 07:08:09 +0000 UTC: field is immutable"
+    ]
+
+
+def test_no_new_finalizers_while_deleting():
+    old = pod(deletionTimestamp="2024-05-06T07:08:09Z", finalizers=["a.io/keep"])
+    new = pod(deletionTimestamp="2024-05-06T07:08:09Z", finalizers=["a.io/keep", "x"])
+    assert texts(validate_object_meta_update(new, old)) == [
+        (
+            "metadata.finalizers: Forbidden: no new finalizers can be added if the object is being deleted, "
+            'found new finalizers []string{"x"}'
+        )
+    ]
+    # removing finalizers is fine
+    assert validate_object_meta_update(pod(deletionTimestamp="2024-05-06T07:08:09Z"), old) == []
+
+
+def test_generation_must_not_be_decremented():
+    assert texts(validate_object_meta_update(pod(generation=1), pod(generation=2))) == [
+        "metadata.generation: Invalid value: 1: must not be decremented"
+    ]
+
+
+def test_update_still_validates_labels_and_annotations():
+    new = pod(labels={"a": "-"}, annotations={"k": "x" * 262144})
+    assert texts(validate_object_meta_update(new, pod())) == [
+        f'metadata.labels: Invalid value: "-": {LABEL_VALUE_MSG}',
+        "metadata.annotations: Too long: may not be more than 262144 bytes",
+    ]
+
+
+# -- PodDisruptionBudget --------------------------------------------------------------------------------
+
+
+def test_pdb_rejects_both_min_available_and_max_unavailable():
+    spec = {"minAvailable": 1, "maxUnavailable": 1, "selector": {"matchLabels": {"app": "web"}}}
+    errs = validate_pdb_spec(spec)
+    assert len(errs) == 1
+    assert errs[0].field == "spec"
+    assert str(errs[0]) == (
+        'spec: Invalid value: {"maxUnavailable":1,"minAvailable":1,"selector":{"matchLabels":{"app":"web"}}}: '
+        "minAvailable and maxUnavailable cannot be both set"
+    )
+
+
+def test_pdb_negative_int_is_invalid():
+    assert texts(validate_pdb_spec({"minAvailable": -1})) == [
+        "spec.minAvailable: Invalid value: -1: must be greater than or equal to 0"
+    ]
+
+
+def test_pdb_percent_over_100_is_invalid():
+    assert texts(validate_pdb_spec({"maxUnavailable": "150%"})) == [
+        (
+            'spec.maxUnavailable: Invalid value: intstr.IntOrString{Type:1, IntVal:0, StrVal:"150%"}: '
+            "must not be greater than 100%"
+        )
+    ]
+    assert validate_pdb_spec({"maxUnavailable": "100%"}) == []
+
+
+def test_pdb_string_that_is_not_a_percent_is_invalid():
+    assert texts(validate_pdb_spec({"minAvailable": "5"})) == [
+        f'spec.minAvailable: Invalid value: intstr.IntOrString{{Type:1, IntVal:0, StrVal:"5"}}: {PERCENT_MSG}'
+    ]
+
+
+def test_pdb_selector_expressions_are_validated():
+    spec = {
+        "minAvailable": 0,
+        "selector": {
+            "matchExpressions": [
+                {"key": "app", "operator": "In", "values": []},
+                {"key": "tier", "operator": "Exists", "values": ["x"]},
+                {"key": "bad key", "operator": "Like"},
+                {"key": "env", "operator": "NotIn", "values": ["ok", "not ok"]},
+            ]
+        },
+    }
+    assert texts(validate_pdb_spec(spec)) == [
+        (
+            "spec.selector.matchExpressions[0].values: Required value: must be specified when `operator` is 'In' or "
+            "'NotIn'"
+        ),
+        (
+            "spec.selector.matchExpressions[1].values: Forbidden: may not be specified when `operator` is 'Exists' or "
+            "'DoesNotExist'"
+        ),
+        'spec.selector.matchExpressions[2].operator: Invalid value: "Like": not a valid selector operator',
+        f'spec.selector.matchExpressions[2].key: Invalid value: "bad key": {NAME_PART_MSG}',
+        f'spec.selector.matchExpressions[3].values[1]: Invalid value: "not ok": {LABEL_VALUE_MSG}',
+    ]
+
+
+def test_pdb_unhealthy_pod_eviction_policy_must_be_known():
+    assert texts(validate_pdb_spec({"minAvailable": 1, "unhealthyPodEvictionPolicy": "Sometimes"})) == [
+        (
+            'spec.unhealthyPodEvictionPolicy: Unsupported value: "Sometimes": supported values: "AlwaysAllow", '
+            '"IfHealthyBudget"'
+        )
+    ]
+    assert validate_pdb_spec({"minAvailable": 1, "unhealthyPodEvictionPolicy": "AlwaysAllow"}) == []
+
+
+def test_pdb_without_selector_is_valid():
+    assert validate_pdb_spec({"maxUnavailable": "10%"}) == []
+
+
+# -- VolumeAttachment ------------------------------------------------------------------------------------
+
+
+def test_volume_attachment_valid():
+    assert validate_volume_attachment(volume_attachment()) == []
+
+
+def test_volume_attachment_needs_exactly_one_source():
+    assert texts(validate_volume_attachment(volume_attachment(source={}))) == [
+        "spec.source: Required value: must specify exactly one of inlineVolumeSpec and persistentVolumeName"
+    ]
+    both = volume_attachment(source={"persistentVolumeName": "pv-1", "inlineVolumeSpec": {"csi": {}}})
+    assert texts(validate_volume_attachment(both)) == [
+        "spec.source: Forbidden: must specify exactly one of inlineVolumeSpec and persistentVolumeName"
+    ]
+
+
+def test_volume_attachment_empty_pv_name():
+    errs = texts(validate_volume_attachment(volume_attachment(source={"persistentVolumeName": ""})))
+    assert errs == [
+        "spec.source.persistentVolumeName: Required value: must specify non empty persistentVolumeName",
+        f'spec.source.persistentVolumeName: Invalid value: "": {SUBDOMAIN_MSG}',
+    ]
+
+
+def test_volume_attachment_attacher_must_be_a_csi_driver_name():
+    assert texts(validate_volume_attachment(volume_attachment(attacher=""))) == [
+        "spec.attacher: Required value",
+        f'spec.attacher: Invalid value: "": {SUBDOMAIN_MSG}',
+    ]
+    assert texts(validate_volume_attachment(volume_attachment(attacher="bad_driver"))) == [
+        f'spec.attacher: Invalid value: "bad_driver": {SUBDOMAIN_MSG}'
+    ]
+    # the driver name is lower-cased before the subdomain check
+    assert validate_volume_attachment(volume_attachment(attacher="EBS.csi.aws.com")) == []
+    assert texts(validate_volume_attachment(volume_attachment(attacher="a" * 64))) == [
+        "spec.attacher: Too long: may not be more than 63 bytes"
+    ]
+
+
+def test_volume_attachment_node_name_must_be_a_subdomain():
+    assert texts(validate_volume_attachment(volume_attachment(nodeName=""))) == [
+        f'spec.nodeName: Invalid value: "": {SUBDOMAIN_MSG}'
+    ]
+
+
+def test_volume_attachment_spec_is_immutable():
+    old = volume_attachment()
+    new = volume_attachment(nodeName="node-2")
+    assert texts(validate_volume_attachment_update(new, old)) == [
+        (
+            'spec: Invalid value: {"attacher":"ebs.csi.aws.com","nodeName":"node-2",'
+            '"source":{"persistentVolumeName":"pv-1"}}: field is immutable'
+        )
+    ]
+
+
+def test_volume_attachment_status_change_is_not_a_spec_change():
+    old = volume_attachment()
+    new = volume_attachment()
+    new["status"] = {"attached": True, "attachmentMetadata": {"devicePath": "/dev/xvdb"}}
+    assert validate_volume_attachment_update(new, old) == []
+
+
+def test_volume_attachment_metadata_size_is_limited():
+    new = volume_attachment()
+    new["status"] = {"attached": True, "attachmentMetadata": {"k": "x" * 262144}}
+    assert texts(validate_volume_attachment_update(new, volume_attachment())) == [
+        "status.attachmentMetadata: Too long: may not be more than 262144 bytes"
+    ]
+
+
+# -- Pod ----------------------------------------------------------------------------------------------------
+
+
+def test_pod_needs_containers():
+    assert texts(validate_pod_spec({})) == ["spec.containers: Required value"]
+    assert texts(validate_pod_spec({"containers": []})) == ["spec.containers: Required value"]
+
+
+def test_pod_container_name_image_and_uniqueness():
+    spec = {"containers": [{"name": "app", "image": "nginx"}, {"name": "app"}, {"name": "Side_car", "image": "x"}]}
+    assert texts(validate_pod_spec(spec)) == [
+        "spec.containers[1].image: Required value",
+        'spec.containers[1].name: Duplicate value: "app"',
+        f'spec.containers[2].name: Invalid value: "Side_car": {LABEL_MSG}',
+    ]
+    assert texts(validate_pod_spec({"containers": [{"image": "x"}]})) == ["spec.containers[0].name: Required value"]
+
+
+def test_pod_restart_policy_and_grace_period():
+    spec = {
+        "containers": [{"name": "app", "image": "x"}],
+        "restartPolicy": "Sometimes",
+        "terminationGracePeriodSeconds": -5,
+        "activeDeadlineSeconds": 0,
+    }
+    assert texts(validate_pod_spec(spec)) == [
+        'spec.restartPolicy: Unsupported value: "Sometimes": supported values: "Always", "OnFailure", "Never"',
+        "spec.terminationGracePeriodSeconds: Invalid value: -5: must be greater than or equal to 0",
+        "spec.activeDeadlineSeconds: Invalid value: 0: must be between 1 and 2147483647, inclusive",
+    ]
+
+
+def test_pod_spec_validation_under_a_template_path():
+    assert texts(validate_pod_spec({}, "spec.template.spec")) == ["spec.template.spec.containers: Required value"]
+
+
+POD_UPDATE_PREFIX = (
+    "spec: Forbidden: pod updates may not change fields other than `spec.containers[*].image`,"
+    "`spec.initContainers[*].image`,`spec.activeDeadlineSeconds`,`spec.tolerations` (only additions to existing "
+    "tolerations),`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)\n"
+)
+
+
+def test_pod_image_update_is_allowed():
+    new = pod()
+    new["spec"]["containers"][0]["image"] = "nginx:1.28"
+    new["spec"]["activeDeadlineSeconds"] = 60
+    new["spec"]["tolerations"] = [{"key": "k", "operator": "Exists"}]
+    assert validate_pod_update(new, pod()) == []
+
+
+def test_pod_node_name_change_is_forbidden():
+    new = pod()
+    new["spec"]["nodeName"] = "node-1"
+    (err,) = validate_pod_update(new, pod())
+    assert str(err).startswith(POD_UPDATE_PREFIX)
+    assert err.field == "spec"
+    assert err.type == "FieldValueForbidden"
+
+
+def test_pod_containers_may_not_be_added():
+    new = pod()
+    new["spec"]["containers"].append({"name": "side", "image": "busybox"})
+    assert texts(validate_pod_update(new, pod())) == [
+        "spec.containers: Forbidden: pod updates may not add or remove containers"
+    ]
+
+
+def test_pod_tolerations_may_only_be_added():
+    old = pod()
+    old["spec"]["tolerations"] = [{"key": "k", "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 5}]
+    new = pod()
+    new["spec"]["tolerations"] = [{"key": "k", "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 1}]
+    assert validate_pod_update(new, old) == []
+    new["spec"]["tolerations"] = []
+    assert texts(validate_pod_update(new, old)) == [
+        "spec.tolerations: Forbidden: existing toleration can not be modified except its tolerationSeconds"
+    ]
+
+
+def test_pod_active_deadline_may_only_shrink():
+    old = pod()
+    old["spec"]["activeDeadlineSeconds"] = 30
+    new = pod()
+    new["spec"]["activeDeadlineSeconds"] = 60
+    assert texts(validate_pod_update(new, old)) == [
+        "spec.activeDeadlineSeconds: Invalid value: 60: must be less than or equal to previous value"
+    ]
+    assert texts(validate_pod_update(pod(), old)) == [
+        "spec.activeDeadlineSeconds: Invalid value: null: must not update from a positive integer to nil value"
+    ]
+
+
+def test_pod_grace_period_may_go_from_negative_to_one():
+    old = pod()
+    old["spec"]["terminationGracePeriodSeconds"] = -1
+    new = pod()
+    new["spec"]["terminationGracePeriodSeconds"] = 1
+    assert validate_pod_update(new, old) == []
+
+
+def test_pod_update_ignores_empty_versus_missing_fields():
+    old = pod()
+    new = pod()
+    new["spec"]["volumes"] = []
+    new["spec"]["nodeSelector"] = None
+    assert validate_pod_update(new, old) == []
+
+
+def test_pod_scheduling_gates_may_only_be_removed():
+    old = pod()
+    old["spec"]["schedulingGates"] = [{"name": "example.com/quota"}]
+    new = pod()
+    new["spec"]["schedulingGates"] = [{"name": "example.com/quota"}, {"name": "example.com/arch"}]
+    assert texts(validate_pod_update(new, old)) == [
+        (
+            "spec.schedulingGates[1].name: Forbidden: only deletion is allowed, but found new scheduling gate "
+            "'example.com/arch'"
+        )
+    ]
+    assert validate_pod_update(pod(), old) == []
