@@ -220,7 +220,8 @@ def test_finalizers_must_be_qualified_and_not_both_orphan_and_foreground():
     assert texts(validate_object_meta(obj, namespaced=True)) == [
         f'metadata.finalizers: Invalid value: "bad name": {NAME_PART_MSG}',
         (
-            'metadata.finalizers: Invalid value: []string{"example.com/x", "bad name", "orphan", "foregroundDeletion"}: '
+            'metadata.finalizers: Invalid value: '
+            '[]string{"example.com/x", "bad name", "orphan", "foregroundDeletion"}: '
             "finalizer orphan and foregroundDeletion cannot be both set"
         ),
     ]

@@ -116,8 +116,11 @@ def _job(obj: dict[str, Any]) -> None:
             LEGACY_JOB_CONTROLLER_UID_LABEL: uid,
             LEGACY_JOB_NAME_LABEL: name,
         })
+    # Before the pod defaults, which would make it Always (a value Job validation rejects).
+    template_spec = spec.setdefault("template", {}).get("spec")
+    if isinstance(template_spec, dict):
+        template_spec.setdefault("restartPolicy", "Never")
     _default_template(obj)
-    spec["template"]["spec"].setdefault("restartPolicy", "Never")
 
 
 def _pdb(obj: dict[str, Any]) -> None:

@@ -25,6 +25,7 @@ FIELD_VALUE_TOO_MANY = "FieldValueTooMany"
 FIELD_VALUE_DUPLICATE = "FieldValueDuplicate"
 FIELD_VALUE_NOT_SUPPORTED = "FieldValueNotSupported"
 FIELD_VALUE_NOT_FOUND = "FieldValueNotFound"
+FIELD_VALUE_TYPE_INVALID = "FieldValueTypeInvalid"  # a value of the wrong JSON type (CRD schemas)
 
 _TYPE_TEXT = {
     FIELD_VALUE_INVALID: "Invalid value",
@@ -35,6 +36,7 @@ _TYPE_TEXT = {
     FIELD_VALUE_DUPLICATE: "Duplicate value",
     FIELD_VALUE_NOT_SUPPORTED: "Unsupported value",
     FIELD_VALUE_NOT_FOUND: "Not found",
+    FIELD_VALUE_TYPE_INVALID: "Invalid value",
 }
 
 # Types whose body omits the value, as ``field.Error.ErrorBody`` does.
@@ -43,8 +45,14 @@ _VALUE_OMITTED = {FIELD_VALUE_REQUIRED, FIELD_VALUE_FORBIDDEN, FIELD_VALUE_TOO_L
 _OMIT = object()
 
 
+class GoLiteral(str):
+    """A value already rendered as Go prints it (``0x0`` for a uint64), shown verbatim."""
+
+
 def _format_value(value: Any) -> str:
     """Render a value the way Go's ``%#v`` does for the common JSON types."""
+    if isinstance(value, GoLiteral):
+        return str(value)
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, str):
@@ -183,9 +191,8 @@ def not_found(resource: str, group: str, name: str) -> StatusError:
 
 
 def already_exists(resource: str, group: str, name: str) -> StatusError:
-    return StatusError(
-        status(409, "AlreadyExists", f'{_qualified(resource, group)} "{name}" already exists', _details(name, group, resource))
-    )
+    message = f'{_qualified(resource, group)} "{name}" already exists'
+    return StatusError(status(409, "AlreadyExists", message, _details(name, group, resource)))
 
 
 def conflict(resource: str, group: str, name: str, reason_text: str = OPTIMISTIC_LOCK_MESSAGE) -> StatusError:

@@ -12,12 +12,11 @@ import base64
 import binascii
 import json
 import random
-import string
 import uuid
 from collections.abc import Callable
 from typing import Any
 
-from harness.apiserver import builtins, defaults, errors, patch, selectors, validation
+from harness.apiserver import builtins, crd, defaults, errors, patch, selectors, validation
 from harness.apiserver.audit import AuditLog
 from harness.apiserver.resources import Registry, ResourceType
 from harness.apiserver.store import Store, clone
@@ -30,6 +29,8 @@ BACKGROUND = "Background"
 FOREGROUND = "Foreground"
 ORPHAN = "Orphan"
 PROPAGATION_POLICIES = (BACKGROUND, FOREGROUND, ORPHAN)
+# Kinds whose create keeps the status the client sent (the kubelet registers Nodes with theirs).
+KEEP_STATUS_ON_CREATE = {("v1", "Node")}
 DEFAULT_NAMESPACES = ("default", "kube-system", "kube-public", "kube-node-lease")
 GENERATE_NAME_RETRIES = 7  # 1.32 retries generateName collisions (RetryGenerateName is GA)
 
@@ -38,6 +39,9 @@ GENERATE_NAME_RETRIES = 7  # 1.32 retries generateName collisions (RetryGenerate
 Admission = Callable[[str, ResourceType, dict[str, Any] | None, dict[str, Any] | None], list[errors.FieldError]]
 # Called for every committed change, after the store: (verb, resource, old, new).
 WriteHook = Callable[[str, ResourceType, dict[str, Any] | None, dict[str, Any] | None], None]
+# Called on the first DELETE of an object, before its finalizers are read: returns a changed copy to
+# mark instead (e.g. with an extra finalizer), or None.
+DeletePreparer = Callable[[ResourceType, dict[str, Any]], dict[str, Any] | None]
 
 
 def _suffix() -> str:
@@ -68,20 +72,28 @@ class APIServer:
         self.audit = audit if audit is not None else AuditLog()
         self._admission: list[tuple[str, str, Admission]] = []
         self._write_hooks: list[WriteHook] = []
+        self._delete_preparers: list[tuple[str, str, DeletePreparer]] = []
         for rt in builtins.BUILTINS:
             self.registry.add(rt)
+        crd.install(self)
         for ns in DEFAULT_NAMESPACES:
             self.create(builtins.NAMESPACE, None, {"metadata": {"name": ns}}, user="system:apiserver")
 
     # -- extension points ------------------------------------------------------------------------
 
     def add_admission(self, api_group: str, kind: str, plugin: Admission) -> None:
-        """Run ``plugin`` on writes of ``kind`` in ``api_group`` (``*`` for every kind)."""
+        """Run ``plugin`` on writes of ``kind`` in ``api_group`` (``*`` for every kind). A plugin may
+        also change ``new`` in place (mutating admission): the object it saw is what is stored."""
         self._admission.append((api_group, kind, plugin))
 
     def on_write(self, hook: WriteHook) -> None:
         """Call ``hook`` after every committed write (used for CRD registration)."""
         self._write_hooks.append(hook)
+
+    def on_delete(self, api_group: str, kind: str, preparer: DeletePreparer) -> None:
+        """Let ``preparer`` change an object of ``kind`` on its first DELETE, before finalizers are
+        read (the CRD cleanup finalizer is added this way, as the CRD storage's Delete does)."""
+        self._delete_preparers.append((api_group, kind, preparer))
 
     def _admit(self, operation: str, rt: ResourceType, new: dict[str, Any] | None, old: dict[str, Any] | None) -> None:
         errs: list[errors.FieldError] = []
@@ -169,7 +181,9 @@ class APIServer:
                     f"({rt.api_version})"
                 )
         if "kind" in body and body["kind"] not in (rt.kind, ""):
-            raise errors.bad_request(f"the kind in the data ({body['kind']}) does not match the expected kind ({rt.kind})")
+            raise errors.bad_request(
+                f"the kind in the data ({body['kind']}) does not match the expected kind ({rt.kind})"
+            )
         meta = body.get("metadata")
         if meta is None:
             meta = {}
@@ -253,8 +267,8 @@ class APIServer:
         meta["creationTimestamp"] = self.now()
         if rt.has_generation:
             meta["generation"] = 1
-        if rt.status and rt.custom:
-            obj.pop("status", None)
+        if rt.status and (rt.api_version, rt.kind) not in KEEP_STATUS_ON_CREATE:
+            obj.pop("status", None)  # PrepareForCreate: what the creator says about status is dropped
         defaults.prepare_for_create(rt.api_version, rt.kind, obj)
         self._admit("CREATE", rt, obj, None)
         if dry_run:
@@ -426,7 +440,10 @@ class APIServer:
         elif rt.custom:
             raise errors.invalid_object(
                 rt.kind, rt.group, name,
-                [errors.invalid("metadata.resourceVersion", 0, "must be specified for an update")],
+                # Go renders the missing uint64 with %#v.
+                [errors.invalid(
+                    "metadata.resourceVersion", errors.GoLiteral("0x0"), "must be specified for an update"
+                )],
             )
         return self._commit_update(rt, old, new, subresource=subresource, dry_run=dry_run, user=user, verb="update")
 
@@ -534,7 +551,8 @@ class APIServer:
             raise errors.unsupported_media_type(patch_type, accepted)
         if force and patch_type != patch.APPLY_YAML_CONTENT_TYPE:
             raise errors.invalid_object(
-                "PatchOptions", "meta.k8s.io", "", [errors.forbidden("force", "may not be specified for non-apply patch")]
+                "PatchOptions", "meta.k8s.io", "",
+                [errors.forbidden("force", "may not be specified for non-apply patch")],
             )
         if patch_type == patch.APPLY_YAML_CONTENT_TYPE:
             return self._apply(rt, namespace, name, body, subresource=subresource, dry_run=dry_run,
@@ -649,7 +667,9 @@ class APIServer:
         if opts.get("orphanDependents") is not None and policy is not None:
             raise errors.invalid_object(
                 "DeleteOptions", "meta.k8s.io", "",
-                [errors.invalid("propagationPolicy", policy, "orphanDependents and deletionPropagation cannot be both set")],
+                [errors.invalid(
+                    "propagationPolicy", policy, "orphanDependents and deletionPropagation cannot be both set"
+                )],
             )
         if opts.get("orphanDependents") is True:
             policy = ORPHAN
@@ -667,7 +687,11 @@ class APIServer:
             grace = self._pod_grace(stored, grace)
         else:
             grace = 0
-        finalizers = list(meta.get("finalizers") or [])
+        base = stored
+        for group, kind, prepare in self._delete_preparers if not meta.get("deletionTimestamp") else ():
+            if group == rt.group and kind == rt.kind:
+                base = prepare(rt, base) or base
+        finalizers = list(base["metadata"].get("finalizers") or [])
         if policy == FOREGROUND and FOREGROUND_FINALIZER not in finalizers:
             finalizers.append(FOREGROUND_FINALIZER)
         if policy == ORPHAN and ORPHAN_FINALIZER not in finalizers:
@@ -680,7 +704,7 @@ class APIServer:
         if not finalizers and not grace and not pending_namespace:
             code, body = self._remove_now(rt, stored, dry_run=dry_run, user=user, return_object=is_pod)
             return code, body
-        marked = clone(stored)
+        marked = clone(base)
         mmeta = marked["metadata"]
         mmeta["deletionTimestamp"] = self.clock.isoformat(self.clock.now() + grace)
         mmeta["deletionGracePeriodSeconds"] = grace
@@ -815,7 +839,9 @@ class APIServer:
         self._record("update", rt, "", name, user, 200, old, new, "finalize")
         return self._out(rt, new)
 
-    def bind_pod(self, namespace: str, name: str, body: Any, *, user: str = "admin", dry_run: bool = False) -> dict[str, Any]:
+    def bind_pod(
+        self, namespace: str, name: str, body: Any, *, user: str = "admin", dry_run: bool = False
+    ) -> dict[str, Any]:
         """POST ``pods/<name>/binding``: assigns an unscheduled pod to ``target.name``."""
         rt = builtins.POD
         if not isinstance(body, dict) or not isinstance(body.get("target"), dict) or not body["target"].get("name"):

@@ -154,5 +154,13 @@ class Store:
         watch._close_hook = lambda w: self._watchers.get(skey, set()).discard(w)
         return watch
 
+    def bookmark(self) -> None:
+        """Send every watch that asked for bookmarks one at the current resourceVersion (the
+        apiserver does so about once a minute)."""
+        rv = str(self._rv)
+        for watchers in self._watchers.values():
+            for watch in list(watchers):
+                watch.bookmark(rv)
+
     def watcher_count(self) -> int:
         return sum(len(v) for v in self._watchers.values())

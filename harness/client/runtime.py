@@ -24,7 +24,9 @@ log = logging.getLogger("lifecycle_tck.runtime")
 
 BACKOFF_BASE = 0.005
 BACKOFF_MAX = 1000.0
-MAX_STEPS_PER_INSTANT = 2_000_000
+MAX_STEPS_PER_INSTANT = 5_000_000
+# One key reconciled this often at one virtual instant is a hot loop, not progress.
+MAX_RECONCILES_PER_KEY_PER_INSTANT = 1_000
 
 
 @dataclass(frozen=True, order=True)
@@ -72,6 +74,7 @@ class Controller:
         self._watch_keys: set[tuple[Any, ...]] = set()
         self.enabled = True
         self.errors: list[str] = []
+        self.reconciles: dict[Request, int] = {}  # at the current instant, to catch hot loops
 
     # -- wiring ------------------------------------------------------------------------------------
 
@@ -92,7 +95,8 @@ class Controller:
         """Reconcile on events of ``kind`` in ``client``'s cluster; ``mapper`` turns an event into
         keys (default: the object's own key). Calling it again for the same watch does nothing,
         so reconcilers may call it to follow clusters that appear later."""
-        key = (client.cluster, api_version, kind, namespace, label_selector, field_selector, id(mapper) if mapper else 0)
+        mapper_id = id(mapper) if mapper else 0
+        key = (client.cluster, api_version, kind, namespace, label_selector, field_selector, mapper_id)
         if key in self._watch_keys:
             return
         self._watch_keys.add(key)
@@ -136,6 +140,13 @@ class Controller:
     def process_one(self) -> None:
         request = self._queue.popleft()
         self._queued.discard(request)
+        count = self.reconciles.get(request, 0) + 1
+        self.reconciles[request] = count
+        if count > MAX_RECONCILES_PER_KEY_PER_INSTANT:
+            raise SettleError(
+                f"{self.name} reconciled {request.namespace}/{request.name} {count} times at one instant: "
+                "it keeps changing what it watches"
+            )
         try:
             result = self.reconcile(request) or DONE
         except Exception as err:  # noqa: BLE001 - a failing reconcile is retried, never fatal
@@ -213,6 +224,10 @@ class Manager:
     def add_source(self, controller: Controller, stream: WatchStream, mapper: Mapper, key: tuple[Any, ...]) -> None:
         self._sources.append(_Source(controller, stream, mapper, key))
 
+    def sources(self) -> list[WatchStream]:
+        """Every watch stream the controllers read."""
+        return [source.stream for source in self._sources]
+
     def remove_sources(self, controller: Controller, cluster: str) -> None:
         keep = []
         for source in self._sources:
@@ -251,12 +266,22 @@ class Manager:
         return self._pump()
 
     def settle(self) -> int:
-        """Run until nothing is due at the current instant; returns the number of steps taken."""
+        """Run until nothing is due at the current instant; returns the number of steps taken.
+
+        Raises :class:`SettleError` naming the controller and key when one key is reconciled over
+        and over at one instant (a controller that keeps changing what it watches)."""
         steps = 0
+        instant = self.scheduler.clock.now()
         while self.step():
             steps += 1
             if steps > MAX_STEPS_PER_INSTANT:
                 raise SettleError(f"no quiescence after {steps} steps at one instant")
+            if self.scheduler.clock.now() != instant:
+                instant = self.scheduler.clock.now()
+                for controller in self.controllers:
+                    controller.reconciles.clear()
+        for controller in self.controllers:
+            controller.reconciles.clear()
         return steps
 
     def advance(self, seconds: float) -> None:

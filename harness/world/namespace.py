@@ -51,7 +51,8 @@ class NamespaceController(Controller):
         remaining: dict[str, int] = {}
         with_finalizers: dict[str, int] = {}
         for resource in self.client.discover():
-            api_version, kind, plural, group = resource["apiVersion"], resource["kind"], resource["plural"], resource["group"]
+            api_version, kind = resource["apiVersion"], resource["kind"]
+            plural, group = resource["plural"], resource["group"]
             if not resource["namespaced"] or kind == "Event" or "list" not in resource["verbs"]:
                 continue
             items = self.client.list(api_version, kind, namespace)["items"]

@@ -15,8 +15,10 @@ from typing import Any
 from harness.apiserver.audit import AuditLog
 from harness.apiserver.clusters import MANAGEMENT, ClusterSet
 from harness.apiserver.server import APIServer
-from harness.client import Controller, InProcessClient, Manager
+from harness.client import Controller, InProcessClient, Manager, Request
 from harness.clock import EPOCH, Scheduler, VirtualClock
+from harness.world.fixtures import CRD_DIR, apply_documents, read_documents
+from harness.world.workload_clusters import WorkloadClusterProvisioner
 
 # name → "module:Class"; each class takes the cluster's client and is a Controller.
 SIMULATORS: dict[str, str] = {
@@ -32,6 +34,8 @@ SIMULATORS: dict[str, str] = {
 }
 
 SYSTEM_USER = "system:serviceaccount:kube-system:{}"
+# The watch cache sends bookmarks to watches that asked for them about once a minute.
+BOOKMARK_INTERVAL = 60.0
 
 
 def _load(path: str) -> Callable[[Any], Controller]:
@@ -50,6 +54,7 @@ class World:
         follow_wall_time: bool = False,
         audit: bool = True,
         history: int | None = None,
+        crds: bool = True,
     ) -> None:
         self.clock = VirtualClock(start, follow_wall_time=follow_wall_time)
         self.scheduler = Scheduler(self.clock)
@@ -60,6 +65,17 @@ class World:
         self._simulators: dict[tuple[str, str], Controller] = {}
         self._cluster_hooks: list[Callable[[str], None]] = []
         self._install_simulators(MANAGEMENT)
+        self.scheduler.call_later(BOOKMARK_INTERVAL, self._bookmarks)
+        self._provisioner: WorkloadClusterProvisioner | None = None
+        if crds:
+            # The kinds the world serves beyond Kubernetes (Cluster API's Cluster, ...).
+            apply_documents(self.client(MANAGEMENT, "system:admin"), read_documents([CRD_DIR]))
+            self._provisioner = WorkloadClusterProvisioner(
+                self.client(MANAGEMENT, SYSTEM_USER.format("workload-clusters")),
+                ensure=self.add_cluster, remove=self.remove_cluster,
+                kubeconfig=lambda name: self.clusters.kubeconfig([name], current=name),
+            )
+            self.manager.add(self._provisioner)
 
     # -- clusters ----------------------------------------------------------------------------------
 
@@ -88,6 +104,20 @@ class World:
         for controller in self.manager.controllers:
             controller.forget_watches(name)
         self.clusters.remove(name)
+
+    def _bookmarks(self) -> None:
+        for server in self.clusters:
+            server.store.bookmark()
+        self.scheduler.call_later(BOOKMARK_INTERVAL, self._bookmarks)
+
+    def set_base_url(self, url: str, token: str | None = None) -> None:
+        """Where the clusters are served (``serve``); kubeconfig Secrets are rewritten to match."""
+        self.clusters.base_url = url
+        self.clusters.token = token
+        if self._provisioner is not None:
+            for item in self.client().list("cluster.x-k8s.io/v1beta1", "Cluster")["items"]:
+                self._provisioner.enqueue(Request.of(item))
+        self.settle()
 
     def on_cluster_added(self, hook: Callable[[str], None]) -> None:
         self._cluster_hooks.append(hook)

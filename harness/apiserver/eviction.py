@@ -1,0 +1,443 @@
+"""The ``pods/eviction`` subresource: deleting a pod only when its PodDisruptionBudget allows it.
+
+``POST /api/v1/namespaces/<ns>/pods/<name>/eviction`` behaves as kube-apiserver 1.32's
+``EvictionREST.Create`` (``pkg/registry/core/pod/storage/eviction.go``), checked in this order:
+
+1. the body (``policy/v1`` or ``policy/v1beta1`` ``Eviction``; ``apiVersion``/``kind`` may be
+   missing) and its namespace (400), then the NamespaceLifecycle admission of a create
+   (404 missing namespace, 403 ``NamespaceTerminating``), which upstream runs before the
+   handler; then the name (400) and the query/body dryRun agreement (plain 500);
+2. the pod (404); a Pending, Succeeded, Failed or deleting pod is deleted without looking at
+   budgets;
+3. the budgets whose selector matches the pod (nil selects nothing, ``{}`` everything, an
+   unparseable one is skipped): more than one is a 500 without reason, none means delete;
+4. an unready pod is deleted without spending the budget under ``AlwaysAllow``, or under
+   ``IfHealthyBudget`` (the default) when the budget is currently met;
+5. otherwise the budget is checked and decremented (``checkAndDecrement``): 429 while the
+   disruption controller has not observed the PDB's generation (Retry-After 10), 403 for a
+   negative budget or an oversized ``disruptedPods``, 429 without Retry-After when no disruption
+   is allowed; else ``disruptionsAllowed`` goes down by one and ``disruptedPods[<pod>]`` is
+   stamped, in a status-only write of the PDB (in memory only on a dry run);
+6. the pod gets the ``DisruptionTarget`` condition through a status update, then is deleted with
+   the caller's ``deleteOptions`` (graceful deletion is the server's);
+7. success is ``201`` with a bare ``Status``.
+
+The ``DisruptionAllowed`` condition rules of ``component-helpers/apps/poddisruptionbudget`` live
+here too; the disruption controller (``harness.world.disruption``) uses the same functions.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from harness.apiserver import builtins, errors, selectors
+from harness.apiserver.server import APIServer
+
+# -- Eviction API facts (policy/v1, eviction.go) ------------------------------------------------------
+
+EVICTION_KIND = "Eviction"
+EVICTION_API_VERSIONS = ("policy/v1", "policy/v1beta1")
+EXPECTED_API_VERSION = "policy/v1"  # what discovery advertises for pods/eviction
+# Where the decoder says an unknown kind would have had to be registered (upstream's scheme name).
+LEGACY_SCHEME = "pkg/api/legacyscheme/scheme.go:30"
+
+NAME_MISMATCH_MSG = "name in URL does not match name in Eviction object"
+NAMESPACE_MISMATCH_MSG = "the namespace of the provided object does not match the namespace sent on the request"
+NOT_AN_OBJECT_MSG = "the body of the request was not a JSON object"
+DRY_RUN_MISMATCH_MSG = "Non-matching dry-run options in request and content: {} and {}"
+MULTIPLE_PDBS_MSG = "This pod has more than one PodDisruptionBudget, which the eviction subresource does not support."
+VIOLATION_MSG = "Cannot evict pod as it would violate the pod's disruption budget."
+DISRUPTION_BUDGET_CAUSE = "DisruptionBudget"  # policyv1.DisruptionBudgetCause
+STILL_PROCESSING_MSG = "The disruption budget {} is still being processed by the server."
+NEEDS_HEALTHY_MSG = "The disruption budget {} needs {} healthy pods and has {} currently"
+NEGATIVE_BUDGET_MSG = "pdb disruptions allowed is negative"
+TOO_MANY_DISRUPTED_MSG = "DisruptedPods map too big - too many evictions not confirmed by PDB controller"
+# NewForbidden(policy.Resource("poddisruptionbudget"), ...): singular resource, policy group.
+PDB_FORBIDDEN_RESOURCE = "poddisruptionbudget"
+PDB_GROUP = "policy"
+# The conflicts addConditionAndDeletePod raises name the resource "Pod" (schema.GroupResource{Resource: "Pod"}).
+POD_CONFLICT_RESOURCE = "Pod"
+UID_PRECONDITION_MSG = (
+    "the UID in the precondition ({}) does not match the UID in record ({}). "
+    "The object might have been deleted and then recreated"
+)
+RV_PRECONDITION_MSG = (
+    "the ResourceVersion in the precondition ({}) does not match the ResourceVersion in record ({}). "
+    "The object might have been modified"
+)
+
+STILL_PROCESSING_RETRY_AFTER = 10
+MAX_DISRUPTED_POD_SIZE = 2000
+# EvictionsRetry: 20 steps of 500 ms. Without concurrency nothing waits; the count is what matters.
+EVICTIONS_RETRY_STEPS = 20
+
+# The apiserver writes the PDB status through its loopback client.
+LOOPBACK_USER = "system:apiserver"
+
+# -- Pod facts -----------------------------------------------------------------------------------------
+
+POD_PENDING = "Pending"
+POD_SUCCEEDED = "Succeeded"
+POD_FAILED = "Failed"
+POD_READY = "Ready"
+DISRUPTION_TARGET = "DisruptionTarget"
+EVICTION_BY_EVICTION_API = "EvictionByEvictionAPI"
+EVICTION_API_MESSAGE = "Eviction API: evicting"
+
+# -- PodDisruptionBudget facts (policy/v1 types.go, component-helpers) -----------------------------
+
+ALWAYS_ALLOW = "AlwaysAllow"
+IF_HEALTHY_BUDGET = "IfHealthyBudget"
+DISRUPTION_ALLOWED = "DisruptionAllowed"
+SUFFICIENT_PODS = "SufficientPods"
+INSUFFICIENT_PODS = "InsufficientPods"
+SYNC_FAILED = "SyncFailed"
+CONDITION_TRUE = "True"
+CONDITION_FALSE = "False"
+
+
+# -- conditions ---------------------------------------------------------------------------------------
+
+
+def set_status_condition(conditions: list[dict[str, Any]], new: dict[str, Any], now: str) -> bool:
+    """``apimeta.SetStatusCondition`` on a list of ``metav1.Condition`` dicts, in place.
+
+    A new type is appended (``lastTransitionTime`` = ``now`` unless given); an existing one takes
+    the new status (moving ``lastTransitionTime`` only when the status changes), reason, message
+    and observedGeneration. Returns whether anything changed."""
+    for existing in conditions:
+        if existing.get("type") != new["type"]:
+            continue
+        changed = False
+        if existing.get("status") != new["status"]:
+            existing["status"] = new["status"]
+            existing["lastTransitionTime"] = new.get("lastTransitionTime") or now
+            changed = True
+        for key in ("reason", "message"):
+            if existing.get(key, "") != new.get(key, ""):
+                existing[key] = new.get(key, "")
+                changed = True
+        old_generation = existing.get("observedGeneration", 0) or 0
+        new_generation = new.get("observedGeneration", 0) or 0
+        if old_generation != new_generation:
+            if new_generation:
+                existing["observedGeneration"] = new_generation
+            else:
+                existing.pop("observedGeneration", None)
+            changed = True
+        return changed
+    # metav1.Condition's JSON field order; observedGeneration is omitempty, message is not.
+    condition: dict[str, Any] = {"type": new["type"], "status": new["status"]}
+    if new.get("observedGeneration"):
+        condition["observedGeneration"] = new["observedGeneration"]
+    condition["lastTransitionTime"] = new.get("lastTransitionTime") or now
+    condition["reason"] = new.get("reason", "")
+    condition["message"] = new.get("message", "")
+    conditions.append(condition)
+    return True
+
+
+def find_condition(conditions: list[dict[str, Any]] | None, condition_type: str) -> dict[str, Any] | None:
+    """The condition of ``condition_type`` in a list, or None."""
+    for condition in conditions or []:
+        if condition.get("type") == condition_type:
+            return condition
+    return None
+
+
+def update_disruption_allowed_condition(status: dict[str, Any], now: str) -> None:
+    """``pdbhelper.UpdateDisruptionAllowedCondition``: ``DisruptionAllowed`` True/SufficientPods when
+    ``disruptionsAllowed > 0``, else False/InsufficientPods, with the status's observedGeneration."""
+    conditions = status.setdefault("conditions", [])
+    allowed = int(status.get("disruptionsAllowed") or 0) > 0
+    set_status_condition(conditions, {
+        "type": DISRUPTION_ALLOWED,
+        "status": CONDITION_TRUE if allowed else CONDITION_FALSE,
+        "reason": SUFFICIENT_PODS if allowed else INSUFFICIENT_PODS,
+        "observedGeneration": int(status.get("observedGeneration") or 0),
+    }, now)
+
+
+def conditions_are_up_to_date(pdb: dict[str, Any]) -> bool:
+    """``pdbhelper.ConditionsAreUpToDate``: the DisruptionAllowed condition exists, the status has
+    observed the current generation, and status/reason agree with ``disruptionsAllowed``."""
+    status = pdb.get("status") or {}
+    condition = find_condition(status.get("conditions"), DISRUPTION_ALLOWED)
+    if condition is None:
+        return False
+    if int(status.get("observedGeneration") or 0) != int((pdb.get("metadata") or {}).get("generation") or 0):
+        return False
+    if int(status.get("disruptionsAllowed") or 0) > 0:
+        return condition.get("status") == CONDITION_TRUE and condition.get("reason") == SUFFICIENT_PODS
+    return condition.get("status") == CONDITION_FALSE and condition.get("reason") == INSUFFICIENT_PODS
+
+
+def is_pod_ready(pod: dict[str, Any]) -> bool:
+    """``podutil.IsPodReady``: the pod's Ready condition is True."""
+    condition = find_condition((pod.get("status") or {}).get("conditions"), POD_READY)
+    return condition is not None and condition.get("status") == CONDITION_TRUE
+
+
+def pdb_selects(pdb: dict[str, Any], labels: dict[str, str] | None) -> bool:
+    """Whether a PDB's selector matches pod labels (policy/v1: nil selects nothing, ``{}`` everything,
+    an unparseable selector nothing)."""
+    raw = (pdb.get("spec") or {}).get("selector")
+    if raw is None or not isinstance(raw, dict):
+        return False
+    try:
+        selector = selectors.label_selector_from_dict(raw)
+    except (ValueError, errors.StatusError, AttributeError, TypeError):
+        return False
+    return selector is not None and selector.matches(labels or {})
+
+
+# -- the request --------------------------------------------------------------------------------------
+
+
+def _check_body(namespace: str, body: Any) -> dict[str, Any]:
+    """Decode the Eviction as the create handler does; returns its metadata."""
+    if not isinstance(body, dict):
+        raise errors.bad_request(NOT_AN_OBJECT_MSG)
+    api_version = body.get("apiVersion") or ""
+    kind = body.get("kind") or ""
+    if kind and kind != EVICTION_KIND:
+        version = api_version.rsplit("/", 1)[-1]
+        raise errors.bad_request(
+            f'{kind} in version "{version}" cannot be handled as a {EVICTION_KIND}: no kind "{kind}" is registered '
+            f'for version "{api_version or EXPECTED_API_VERSION}" in scheme "{LEGACY_SCHEME}"'
+        )
+    if api_version and api_version not in EVICTION_API_VERSIONS:
+        raise errors.bad_request(
+            f"the API version in the data ({api_version}) does not match the expected API version "
+            f"({EXPECTED_API_VERSION})"
+        )
+    meta = body.get("metadata")
+    meta = meta if isinstance(meta, dict) else {}
+    body_namespace = meta.get("namespace")
+    if body_namespace and body_namespace != namespace:
+        raise errors.bad_request(NAMESPACE_MISMATCH_MSG)
+    return meta
+
+
+def _go_slice(values: list[Any]) -> str:
+    """A string slice as Go's ``%v`` prints it: ``[All]``."""
+    return "[" + " ".join(str(v) for v in values) + "]"
+
+
+def _delete_options(body: dict[str, Any], dry_run: bool) -> dict[str, Any]:
+    """``propagateDryRun``: the body's deleteOptions with the query's dryRun merged in."""
+    query = ["All"] if dry_run else []
+    raw = body.get("deleteOptions")
+    if not isinstance(raw, dict):
+        return {"dryRun": query} if query else {}
+    options = {k: v for k, v in raw.items() if k not in ("apiVersion", "kind")}
+    given = list(options.get("dryRun") or [])
+    if not given:
+        if query:
+            options["dryRun"] = query
+        return options
+    if query and given != query:
+        # A plain error: the apiserver answers 500 with no reason.
+        message = DRY_RUN_MISMATCH_MSG.format(_go_slice(query), _go_slice(given))
+        raise errors.StatusError(errors.status(500, "", message))
+    return options
+
+
+def _is_dry_run(options: dict[str, Any]) -> bool:
+    return bool(options.get("dryRun"))
+
+
+def _rv_precondition(options: dict[str, Any]) -> str | None:
+    return (options.get("preconditions") or {}).get("resourceVersion")
+
+
+def _with_rv_precondition(options: dict[str, Any], resource_version: str) -> dict[str, Any]:
+    out = dict(options)
+    out["preconditions"] = {**(options.get("preconditions") or {}), "resourceVersion": resource_version}
+    return out
+
+
+def _phase(pod: dict[str, Any]) -> str:
+    return str((pod.get("status") or {}).get("phase") or "")
+
+
+def _deleting(pod: dict[str, Any]) -> bool:
+    return bool((pod.get("metadata") or {}).get("deletionTimestamp"))
+
+
+def can_ignore_pdb(pod: dict[str, Any]) -> bool:
+    """``canIgnorePDB``: Pending, Succeeded, Failed and already-deleting pods skip the budgets."""
+    return _phase(pod) in (POD_SUCCEEDED, POD_FAILED, POD_PENDING) or _deleting(pod)
+
+
+def _should_enforce_resource_version(pod: dict[str, Any]) -> bool:
+    return not (_phase(pod) in (POD_SUCCEEDED, POD_FAILED) or _deleting(pod))
+
+
+def _still_processing(pdb_name: str) -> errors.StatusError:
+    """``createTooManyRequestsError``: 429 with Retry-After 10 and the DisruptionBudget cause."""
+    return errors.too_many_requests(
+        VIOLATION_MSG, STILL_PROCESSING_RETRY_AFTER,
+        [{"reason": DISRUPTION_BUDGET_CAUSE, "message": STILL_PROCESSING_MSG.format(pdb_name)}],
+    )
+
+
+def _matching_pdbs(server: APIServer, pod: dict[str, Any]) -> list[dict[str, Any]]:
+    namespace = pod["metadata"].get("namespace")
+    labels = pod["metadata"].get("labels") or {}
+    items = server.list(builtins.POD_DISRUPTION_BUDGET, namespace)["items"]
+    return [pdb for pdb in items if pdb_selects(pdb, labels)]
+
+
+def _add_condition_and_delete(
+    server: APIServer, namespace: str, name: str, options: dict[str, Any], user: str
+) -> None:
+    """``addConditionAndDeletePod``: a status update adding DisruptionTarget (checked against the
+    delete preconditions first), then the DELETE; on a dry run only the DELETE (which writes nothing)."""
+    if not _is_dry_run(options):
+        latest = server.get(builtins.POD, namespace, name)
+        meta = latest["metadata"]
+        pre = options.get("preconditions") or {}
+        if pre.get("uid") and pre["uid"] != meta.get("uid"):
+            text = UID_PRECONDITION_MSG.format(pre["uid"], meta.get("uid"))
+            raise errors.conflict(POD_CONFLICT_RESOURCE, "", name, text)
+        if pre.get("resourceVersion") and pre["resourceVersion"] != meta.get("resourceVersion"):
+            text = RV_PRECONDITION_MSG.format(pre["resourceVersion"], meta.get("resourceVersion"))
+            raise errors.conflict(POD_CONFLICT_RESOURCE, "", name, text)
+        _set_disruption_target(latest, server.now())
+        updated = server.update(builtins.POD, namespace, name, latest, subresource="status", user=user)
+        if _rv_precondition(options) is not None:
+            # The status write moved the resourceVersion; the delete must expect the new one.
+            options = _with_rv_precondition(options, updated["metadata"]["resourceVersion"])
+    server.delete(builtins.POD, namespace, name, options, user=user)
+
+
+def _set_disruption_target(pod: dict[str, Any], now: str) -> None:
+    """``podutil.UpdatePodCondition`` with DisruptionTarget=True/EvictionByEvictionAPI."""
+    conditions = pod.setdefault("status", {}).setdefault("conditions", [])
+    new = {"type": DISRUPTION_TARGET, "status": CONDITION_TRUE, "lastProbeTime": None, "lastTransitionTime": now,
+           "reason": EVICTION_BY_EVICTION_API, "message": EVICTION_API_MESSAGE}
+    for i, existing in enumerate(conditions):
+        if existing.get("type") == DISRUPTION_TARGET:
+            if existing.get("status") == new["status"]:
+                new["lastTransitionTime"] = existing.get("lastTransitionTime")
+            conditions[i] = new
+            return
+    conditions.append(new)
+
+
+def _check_and_decrement(server: APIServer, namespace: str, pod_name: str, pdb: dict[str, Any], dry_run: bool) -> None:
+    """``checkAndDecrement``: refuse per the budget, or spend one disruption (a status write)."""
+    meta = pdb["metadata"]
+    status = pdb.setdefault("status", {})
+    name = meta["name"]
+    if int(status.get("observedGeneration") or 0) < int(meta.get("generation") or 0):
+        raise _still_processing(name)
+    allowed = int(status.get("disruptionsAllowed") or 0)
+    if allowed < 0:
+        raise errors.forbidden_error(PDB_FORBIDDEN_RESOURCE, PDB_GROUP, name, NEGATIVE_BUDGET_MSG)
+    if len(status.get("disruptedPods") or {}) > MAX_DISRUPTED_POD_SIZE:
+        raise errors.forbidden_error(PDB_FORBIDDEN_RESOURCE, PDB_GROUP, name, TOO_MANY_DISRUPTED_MSG)
+    if allowed == 0:
+        message = NEEDS_HEALTHY_MSG.format(
+            name, int(status.get("desiredHealthy") or 0), int(status.get("currentHealthy") or 0)
+        )
+        raise errors.too_many_requests(VIOLATION_MSG, 0, [{"reason": DISRUPTION_BUDGET_CAUSE, "message": message}])
+    status["disruptionsAllowed"] = allowed - 1
+    now = server.now()
+    if status["disruptionsAllowed"] == 0:
+        update_disruption_allowed_condition(status, now)
+    if dry_run:
+        return
+    disrupted = dict(status.get("disruptedPods") or {})
+    disrupted[pod_name] = now
+    status["disruptedPods"] = disrupted
+    server.update(builtins.POD_DISRUPTION_BUDGET, namespace, name, pdb, subresource="status", user=LOOPBACK_USER)
+
+
+def _spend_budget(server: APIServer, namespace: str, pod_name: str, pdb: dict[str, Any], dry_run: bool) -> None:
+    """``RetryOnConflict`` around checkAndDecrement, re-reading the PDB after a conflict; when the
+    retries run out the last conflict is returned (client-go's ``OnError`` does so)."""
+    last: errors.StatusError | None = None
+    for attempt in range(EVICTIONS_RETRY_STEPS):
+        if attempt:
+            pdb = server.get(builtins.POD_DISRUPTION_BUDGET, namespace, pdb["metadata"]["name"])
+        try:
+            _check_and_decrement(server, namespace, pod_name, pdb, dry_run)
+            return
+        except errors.StatusError as err:
+            if err.code != 409:
+                raise
+            last = err
+    assert last is not None
+    raise last
+
+
+def evict(server: APIServer, namespace: str, name: str, body: Any, *, dry_run: bool = False,
+          user: str = "admin") -> dict[str, Any]:
+    """Evict pod ``namespace/name`` as ``POST pods/<name>/eviction`` does; returns the 201 Status.
+
+    Raises :class:`StatusError` with upstream's code, reason, message, causes and Retry-After for
+    every refusal (see the module docstring for the order of checks). ``dry_run`` is the query's
+    ``dryRun=All``; the body's ``deleteOptions`` go to the pod DELETE unchanged (plus a
+    resourceVersion precondition where upstream adds one)."""
+    meta = _check_body(namespace, body)
+    # NamespaceLifecycle is mutating admission: the create handler runs it before EvictionREST.Create.
+    server._check_namespace_for_create(builtins.POD, namespace, name)
+    if meta.get("name") != name:
+        raise errors.bad_request(NAME_MISMATCH_MSG)
+    options = _delete_options(body, dry_run)
+    caller_rv = _rv_precondition(options)
+
+    pod: dict[str, Any] = {}
+    for attempt in range(EVICTIONS_RETRY_STEPS):
+        pod = server.get(builtins.POD, namespace, name)
+        if not can_ignore_pdb(pod):
+            break
+        delete_options = options
+        if _should_enforce_resource_version(pod) and caller_rv is None:
+            delete_options = _with_rv_precondition(options, pod["metadata"]["resourceVersion"])
+        try:
+            _add_condition_and_delete(server, namespace, name, delete_options, user)
+        except errors.StatusError as err:
+            # Conflicts are retried unless the caller pinned a resourceVersion.
+            if err.code == 409 and caller_rv is None and attempt + 1 < EVICTIONS_RETRY_STEPS:
+                continue
+            raise
+        return _success()
+
+    pdbs = _matching_pdbs(server, pod)
+    if len(pdbs) > 1:
+        raise errors.StatusError(errors.status(500, "", MULTIPLE_PDBS_MSG))
+    guard_readiness = False
+    pdb_name = ""
+    if pdbs:
+        pdb = pdbs[0]
+        pdb_name = pdb["metadata"]["name"]
+        spec = pdb.get("spec") or {}
+        status = pdb.get("status") or {}
+        if not is_pod_ready(pod) and (
+            spec.get("unhealthyPodEvictionPolicy") == ALWAYS_ALLOW
+            or int(status.get("currentHealthy") or 0) >= int(status.get("desiredHealthy") or 0) > 0
+        ):
+            # An unready pod does not count as healthy: deleting it spends nothing.
+            guard_readiness = True
+        else:
+            _spend_budget(server, namespace, name, pdb, _is_dry_run(options))
+
+    delete_options = options
+    if guard_readiness:
+        # The pod must not have become ready since it was judged unready.
+        delete_options = _with_rv_precondition(options, pod["metadata"]["resourceVersion"])
+    try:
+        _add_condition_and_delete(server, namespace, name, delete_options, user)
+    except errors.StatusError as err:
+        if err.code == 409 and guard_readiness and caller_rv is None:
+            raise _still_processing(pdb_name) from None
+        raise
+    return _success()
+
+
+def _success() -> dict[str, Any]:
+    # create.go fills in code 201 for a Status result without one.
+    return errors.status(201, "", "", None, success=True)

@@ -1,0 +1,147 @@
+"""The HTTP facade: a Starlette app serving every cluster of a world as kube-apiserver 1.32 does.
+
+The management cluster is served at the root, each workload cluster under
+``/clusters/<namespace>/<name>`` (looked up per request, so clusters come and go). Each request
+is handled on the event loop's thread, as every other piece of the world runs; a write settles
+the world before its response leaves, so clients observe what controllers made of it (PDB status,
+garbage collection). Every error leaves as a Kubernetes ``Status``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import AsyncIterator
+
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import PlainTextResponse, Response
+from starlette.routing import Route
+
+from harness.apiserver import errors
+from harness.apiserver.clusters import MANAGEMENT, cluster_path
+from harness.apiserver.http import admin, auth, discovery, openapi, requestinfo
+from harness.apiserver.http.protocol import ServedWorld
+from harness.apiserver.http.responses import (
+    internal_error,
+    json_response,
+    method_not_allowed,
+    path_not_found,
+    status_response,
+)
+from harness.apiserver.http.routes import Call, serve_api
+from harness.apiserver.http.version import HEALTH_PATHS, HEALTHY, VERSION_INFO
+from harness.apiserver.http.watchstream import WatchHub
+
+log = logging.getLogger("lifecycle_tck.http")
+
+METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]
+MUTATING = ("POST", "PUT", "PATCH", "DELETE")
+OPENAPI_V3 = "/openapi/v3"
+OPENAPI_V2 = "/openapi/v2"
+_ROOT_EXTRA = (*HEALTH_PATHS, "/version", OPENAPI_V3)
+
+
+def _settle(world: ServedWorld) -> None:
+    try:
+        world.settle()
+    except Exception:  # a controller bug must not turn an accepted write into an error
+        log.exception("the world did not settle after a write")
+
+
+class Facade:
+    """Request handling for one world (kept apart from Starlette so each step reads plainly)."""
+
+    def __init__(self, world: ServedWorld, token: str | None) -> None:
+        self.world = world
+        self.token = token
+        self.watches = WatchHub()
+
+    async def handle(self, request: Request) -> Response:
+        """The response to any request (never an exception)."""
+        try:
+            return await self._handle(request)
+        except errors.StatusError as err:
+            return status_response(err)
+        except Exception as exc:  # noqa: BLE001 - any bug becomes a 500 Status, never a traceback
+            return internal_error(exc)
+
+    async def _handle(self, request: Request) -> Response:
+        split = requestinfo.split_cluster(request.url.path)
+        if split is None:
+            raise path_not_found()
+        cluster, path = split
+        path = path.rstrip("/") or "/"
+        user = auth.ADMIN if auth.is_open(path) else auth.identify(request.headers, self.token)
+        if cluster == MANAGEMENT and admin.is_admin(path):
+            return await admin.serve_admin(self.world, request, path)
+        server = self.world.clusters.get(cluster)
+        if server is None:
+            raise path_not_found()
+        if path in HEALTH_PATHS:
+            return PlainTextResponse(HEALTHY)
+        if path == "/version":
+            return json_response(VERSION_INFO)
+        if path == OPENAPI_V3 or path.startswith(OPENAPI_V3 + "/"):
+            return json_response(openapi.resolve(server.registry, cluster_path(cluster), path[len(OPENAPI_V3):]))
+        if path == "/":
+            return json_response(discovery.root_paths(server.registry, _ROOT_EXTRA))
+        info = requestinfo.parse(path)
+        if info is None:
+            raise path_not_found()
+        if request.method not in ("GET", *MUTATING):
+            raise method_not_allowed()
+        call = Call(request, self.world, server, user, self.watches)
+        try:
+            return await serve_api(call, info)
+        finally:
+            if request.method in MUTATING:
+                _settle(self.world)
+
+
+async def _error_handler(request: Request, exc: Exception) -> Response:
+    """Errors raised outside the facade (routing, middleware) as ``Status`` objects too."""
+    if isinstance(exc, HTTPException):
+        if exc.status_code == 405:
+            return status_response(method_not_allowed())
+        if exc.status_code == 404:
+            return status_response(path_not_found())
+        return status_response(errors.StatusError(errors.status(exc.status_code, "", str(exc.detail))))
+    return internal_error(exc)
+
+
+async def _tick(world: ServedWorld, seconds: float) -> None:
+    # A world whose clock follows wall time has work falling due between requests.
+    while True:
+        await asyncio.sleep(seconds)
+        _settle(world)
+
+
+def create_app(world: ServedWorld, *, token: str | None = None, tick_seconds: float | None = None) -> Starlette:
+    """A Starlette app serving ``world``'s clusters, the admin API, discovery, OpenAPI and health.
+
+    ``token``: require ``Authorization: Bearer <token>`` (health and version stay open).
+    ``tick_seconds``: settle the world this often between requests (for worlds whose clock
+    follows wall time). ``app.state.watches`` holds the open watch streams (closed at shutdown)."""
+    facade = Facade(world, token)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        ticker = asyncio.create_task(_tick(world, tick_seconds)) if tick_seconds else None
+        try:
+            yield
+        finally:
+            facade.watches.close_all()
+            if ticker is not None:
+                ticker.cancel()
+
+    app = Starlette(
+        routes=[Route("/{path:path}", facade.handle, methods=METHODS)],
+        exception_handlers={HTTPException: _error_handler, Exception: _error_handler},
+        lifespan=lifespan,
+    )
+    app.state.world = world
+    app.state.watches = facade.watches
+    return app

@@ -1,0 +1,339 @@
+"""REST routing: a parsed API path plus an HTTP method becomes one :class:`APIServer` call.
+
+GET is get, list or watch (``?watch=1|true`` or the legacy ``/watch/`` path); POST creates (or
+evicts/binds on ``pods/<n>/eviction|binding``); PUT updates (``/status``, ``/scale``,
+``namespaces/<n>/finalize``); PATCH takes all four patch types; DELETE deletes one object or,
+on a collection, every matching one. Discovery documents are answered here too.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import Response
+
+from harness.apiserver import errors, eviction, patch
+from harness.apiserver.http import bodies, discovery, options
+from harness.apiserver.http.negotiation import parse_accept
+from harness.apiserver.http.protocol import ServedWorld
+from harness.apiserver.http.requestinfo import (
+    API_VERSIONS,
+    GROUP,
+    GROUP_LIST,
+    RESOURCE_LIST,
+    RequestInfo,
+)
+from harness.apiserver.http.responses import json_response, method_not_allowed, path_not_found
+from harness.apiserver.http.tables import TableWriter, include_object, table_version
+from harness.apiserver.http.watchstream import (
+    DEFAULT_TIMEOUT,
+    INITIAL_EVENTS_END,
+    EventEncoder,
+    WatchHub,
+    WatchResponse,
+    events,
+    json_line,
+)
+from harness.apiserver.resources import ResourceType
+from harness.apiserver.server import APIServer
+from harness.apiserver.watch import ADDED, DELETED, MODIFIED
+
+# Which methods each subresource answers ("" is the resource itself).
+_SUBRESOURCE_METHODS = {
+    "": ("GET", "POST", "PUT", "PATCH", "DELETE"),
+    "status": ("GET", "PUT", "PATCH"),
+    "scale": ("GET", "PUT", "PATCH"),
+    "eviction": ("POST",),
+    "binding": ("POST",),
+    "finalize": ("PUT",),
+}
+_SCALE_PATCH_TYPES = [
+    patch.JSON_PATCH_CONTENT_TYPE, patch.MERGE_CONTENT_TYPE, patch.SMP_CONTENT_TYPE, patch.APPLY_YAML_CONTENT_TYPE,
+]
+
+
+@dataclass
+class Call:
+    """One API request: who asks, which cluster answers, and the world around it."""
+
+    request: Request
+    world: ServedWorld
+    server: APIServer
+    user: str
+    hub: WatchHub
+
+
+# -- discovery --------------------------------------------------------------------------------------
+
+
+def _discovery(call: Call, info: RequestInfo) -> Response:
+    if call.request.method != "GET":
+        raise method_not_allowed()
+    registry = call.server.registry
+    aggregated = discovery.wants_aggregated(parse_accept(call.request.headers.get("accept")))
+    if info.target in (API_VERSIONS, GROUP_LIST) and aggregated:
+        body = discovery.aggregated(registry, legacy=info.target == API_VERSIONS)
+        return json_response(body, media_type=discovery.AGGREGATED_CONTENT_TYPE)
+    if info.target == API_VERSIONS:
+        return json_response(discovery.api_versions(call.request.url.netloc))
+    if info.target == GROUP_LIST:
+        return json_response(discovery.group_list(registry))
+    if info.target == GROUP:
+        return json_response(discovery.api_group(registry, info.group))
+    return json_response(discovery.resource_list(registry, info.group, info.version))
+
+
+async def serve_api(call: Call, info: RequestInfo) -> Response:
+    """The response to a request for an ``/api`` or ``/apis`` path."""
+    if info.target in (API_VERSIONS, GROUP_LIST, GROUP, RESOURCE_LIST):
+        return _discovery(call, info)
+    return await _resource(call, info)
+
+
+# -- resources ---------------------------------------------------------------------------------------
+
+
+def _check_scope(rt: ResourceType, info: RequestInfo, method: str) -> str | None:
+    """The namespace to pass on (None for cluster-scoped or all namespaces); 404/405 for paths
+    that do not exist for the resource's scope."""
+    if not rt.namespaced:
+        if info.namespace:
+            raise path_not_found()
+        return None
+    if not info.namespace:
+        if info.name:
+            raise path_not_found()
+        if method not in ("GET",):
+            raise method_not_allowed()
+        return None
+    return info.namespace
+
+
+def _check_subresource(rt: ResourceType, info: RequestInfo, method: str) -> None:
+    sub = info.subresource
+    served = sub == "" or sub in rt.subresources()
+    if not served:
+        raise path_not_found()
+    if method not in _SUBRESOURCE_METHODS.get(sub, ()):
+        raise method_not_allowed()
+
+
+def _require_verb(rt: ResourceType, verb: str) -> None:
+    if verb not in rt.verbs:
+        raise method_not_allowed()
+
+
+async def _resource(call: Call, info: RequestInfo) -> Response:
+    request = call.request
+    method = request.method
+    rt = call.server.registry.by_plural(info.group, info.version, info.resource)
+    namespace = _check_scope(rt, info, method)
+    _check_subresource(rt, info, method)
+    if method == "GET":
+        return _read(call, rt, namespace, info)
+    raw = await bodies.read_body(request)
+    if method == "POST":
+        return _post(call, rt, namespace, info, raw)
+    if method == "PUT":
+        return _put(call, rt, namespace, info, raw)
+    if method == "PATCH":
+        return _patch(call, rt, namespace, info, raw)
+    if method == "DELETE":
+        return _delete(call, rt, namespace, info, raw)
+    raise method_not_allowed()
+
+
+# -- reads -------------------------------------------------------------------------------------------------
+
+
+def _table_writer(call: Call, rt: ResourceType) -> TableWriter | None:
+    version = table_version(parse_accept(call.request.headers.get("accept")))
+    if version is None:
+        return None
+    return TableWriter(rt, version, include_object(call.request.query_params.get("includeObject")))
+
+
+def _read(call: Call, rt: ResourceType, namespace: str | None, info: RequestInfo) -> Response:
+    query = call.request.query_params
+    server = call.server
+    watching = info.watch_path or options.parse_bool("watch", query.get("watch"))
+    if watching:
+        return _watch(call, rt, namespace, info)
+    writer = _table_writer(call, rt) if info.subresource in ("", "status") else None
+    if info.name:
+        _require_verb(rt, "get")
+        if info.subresource == "scale":
+            return json_response(server.get_scale(rt, namespace, info.name))
+        obj = server.get(rt, namespace, info.name)
+        return json_response(writer.for_object(obj, call.world.now()) if writer else obj)
+    _require_verb(rt, "list")
+    limit = options.parse_int("limit", query.get("limit"))
+    listed = server.list(
+        rt,
+        namespace,
+        label_selector=query.get("labelSelector") or None,
+        field_selector=query.get("fieldSelector") or None,
+        limit=limit if limit and limit > 0 else None,  # 0 or negative: no limit
+        continue_token=query.get("continue") or None,
+        resource_version=query.get("resourceVersion"),
+    )
+    return json_response(writer.for_list(listed, call.world.now()) if writer else listed)
+
+
+def _table_encoder(writer: TableWriter, call: Call) -> EventEncoder:
+    first = True
+
+    def encode(event_type: str, obj: dict[str, Any]) -> bytes:
+        nonlocal first
+        if event_type in (ADDED, MODIFIED, DELETED):
+            rv = (obj.get("metadata") or {}).get("resourceVersion")
+            obj = writer.table([obj], call.world.now(), metadata={"resourceVersion": rv}, with_columns=first)
+            first = False
+        return json_line(event_type, obj)
+
+    return encode
+
+
+def _watch(call: Call, rt: ResourceType, namespace: str | None, info: RequestInfo) -> Response:
+    _require_verb(rt, "watch")
+    if info.subresource:
+        raise method_not_allowed()
+    query = call.request.query_params
+    server = call.server
+    field_selector = query.get("fieldSelector") or None
+    if info.name:
+        # Watching one object by path is a watch with a name field selector.
+        by_name = f"metadata.name={info.name}"
+        field_selector = f"{by_name},{field_selector}" if field_selector else by_name
+    initial_events = options.parse_bool("sendInitialEvents", query.get("sendInitialEvents"))
+    timeout = options.parse_int("timeoutSeconds", query.get("timeoutSeconds"))
+    writer = _table_writer(call, rt)
+    watch = server.watch(
+        rt,
+        namespace,
+        label_selector=query.get("labelSelector") or None,
+        field_selector=field_selector,
+        resource_version=None if initial_events else query.get("resourceVersion") or None,
+        allow_bookmarks=options.parse_bool("allowWatchBookmarks", query.get("allowWatchBookmarks")),
+    )
+    if initial_events:
+        watch.bookmark(str(server.store.resource_version), {INITIAL_EVENTS_END: "true"})
+    stream = events(
+        watch,
+        hub=call.hub,
+        timeout=float(timeout) if timeout and timeout > 0 else DEFAULT_TIMEOUT,
+        encoder=_table_encoder(writer, call) if writer else json_line,
+        current_rv=lambda: str(server.store.resource_version),
+    )
+    return WatchResponse(stream)
+
+
+# -- writes ------------------------------------------------------------------------------------------------
+
+
+def _object_body(call: Call, raw: bytes) -> Any:
+    return bodies.decode_object(raw, call.request.headers.get("content-type"))
+
+
+def _post(call: Call, rt: ResourceType, namespace: str | None, info: RequestInfo, raw: bytes) -> Response:
+    query = call.request.query_params
+    server = call.server
+    if info.subresource == "eviction":
+        body = _object_body(call, raw)
+        result = eviction.evict(
+            server, info.namespace, info.name, body, dry_run=options.dry_run(query, "CreateOptions"), user=call.user
+        )
+        return json_response(result, int(result.get("code") or 201))
+    if info.subresource == "binding":
+        body = _object_body(call, raw)
+        result = server.bind_pod(
+            info.namespace, info.name, body, user=call.user, dry_run=options.dry_run(query, "CreateOptions")
+        )
+        return json_response(result, int(result.get("code") or 201))
+    if info.name:
+        raise method_not_allowed()
+    _require_verb(rt, "create")
+    body = _object_body(call, raw)
+    created = server.create(rt, namespace, body, dry_run=options.dry_run(query, "CreateOptions"), user=call.user)
+    return json_response(created, 201)
+
+
+def _put(call: Call, rt: ResourceType, namespace: str | None, info: RequestInfo, raw: bytes) -> Response:
+    if not info.name:
+        raise method_not_allowed()
+    _require_verb(rt, "update")
+    server = call.server
+    dry_run = options.dry_run(call.request.query_params, "UpdateOptions")
+    body = _object_body(call, raw)
+    if info.subresource == "scale":
+        return json_response(server.update_scale(rt, namespace, info.name, body, user=call.user, dry_run=dry_run))
+    if info.subresource == "finalize":
+        return json_response(server.finalize_namespace(info.name, body, user=call.user, dry_run=dry_run))
+    updated = server.update(
+        rt, namespace, info.name, body, subresource=info.subresource, dry_run=dry_run, user=call.user
+    )
+    return json_response(updated)
+
+
+def _patch_scale(
+    call: Call, rt: ResourceType, namespace: str | None, name: str, body: Any, patch_type: str, dry_run: bool
+) -> dict[str, Any]:
+    server = call.server
+    scale = server.get_scale(rt, namespace, name)
+    if patch_type == patch.JSON_PATCH_CONTENT_TYPE:
+        patched = patch.json_patch(scale, body)
+    elif patch_type in _SCALE_PATCH_TYPES:
+        # A Scale has no lists, so strategic merge and apply come down to a JSON merge.
+        patched = patch.merge_patch(scale, body)
+    else:
+        raise errors.unsupported_media_type(patch_type, _SCALE_PATCH_TYPES)
+    return server.update_scale(rt, namespace, name, patched, user=call.user, dry_run=dry_run)
+
+
+def _patch(call: Call, rt: ResourceType, namespace: str | None, info: RequestInfo, raw: bytes) -> Response:
+    if not info.name:
+        raise method_not_allowed()
+    _require_verb(rt, "patch")
+    query = call.request.query_params
+    content_type = call.request.headers.get("content-type")
+    patch_type = bodies.patch_type(content_type)
+    body = bodies.decode_patch(raw, content_type)
+    dry_run = options.dry_run(query, "PatchOptions")
+    if info.subresource == "scale":
+        return json_response(_patch_scale(call, rt, namespace, info.name, body, patch_type, dry_run))
+    code, result = call.server.patch(
+        rt,
+        namespace,
+        info.name,
+        body,
+        patch_type,
+        subresource=info.subresource,
+        dry_run=dry_run,
+        field_manager=query.get("fieldManager") or None,
+        force=options.parse_bool("force", query.get("force")),
+        user=call.user,
+    )
+    return json_response(result, code)
+
+
+def _delete(call: Call, rt: ResourceType, namespace: str | None, info: RequestInfo, raw: bytes) -> Response:
+    query = call.request.query_params
+    body = bodies.decode_optional(raw, call.request.headers.get("content-type"))
+    delete_options = options.delete_options(query, body)
+    server = call.server
+    if not info.name:
+        _require_verb(rt, "deletecollection")
+        listed = server.delete_collection(
+            rt,
+            namespace,
+            delete_options,
+            label_selector=query.get("labelSelector") or None,
+            field_selector=query.get("fieldSelector") or None,
+            user=call.user,
+        )
+        return json_response(listed)
+    _require_verb(rt, "delete")
+    code, result = server.delete(rt, namespace, info.name, delete_options, user=call.user)
+    return json_response(result, code)

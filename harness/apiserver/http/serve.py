@@ -1,0 +1,172 @@
+"""Running the facade with uvicorn: on a chosen or free port, in a background thread (tests) or
+in the foreground (the CLI), with a clean shutdown that ends open watch streams.
+
+uvicorn waits for open connections at shutdown, and a watch is an open connection: when the
+server is asked to exit, the app's watches (``app.state.watches``) are closed first, so their
+streams end and the shutdown completes promptly.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import socket
+import threading
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import uvicorn
+
+from harness.apiserver.clusters import ClusterSet
+
+STARTUP_TIMEOUT = 10.0
+# Backstop for connections that do not end when their watches close.
+GRACEFUL_SHUTDOWN_SECONDS = 3
+HANDLED_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+
+def bind(host: str = "127.0.0.1", port: int = 0) -> socket.socket:
+    """A listening TCP socket on ``host:port`` (port 0: a free port the OS picks)."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind((host, port))
+    sock.listen(128)
+    sock.set_inheritable(True)
+    return sock
+
+
+class Server(uvicorn.Server):
+    """A uvicorn server that reports when it has started, closes the app's watch streams as soon
+    as it is asked to exit, and returns normally after SIGINT/SIGTERM (uvicorn would re-raise)."""
+
+    def __init__(self, app: Any, *, log_level: str = "warning", on_started: Callable[[], None] | None = None) -> None:
+        config = uvicorn.Config(
+            app, log_level=log_level, lifespan="on", timeout_graceful_shutdown=GRACEFUL_SHUTDOWN_SECONDS,
+            access_log=log_level == "debug",
+        )
+        super().__init__(config)
+        self._app = app
+        self._on_started = on_started
+        self._streams_closed = False
+        self.port = 0
+        self.thread: threading.Thread | None = None
+
+    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+        await super().startup(sockets=sockets)
+        if self.started and self._on_started is not None:
+            self._on_started()
+
+    async def on_tick(self, counter: int) -> bool:
+        should_exit = await super().on_tick(counter)
+        if should_exit and not self._streams_closed:
+            self._streams_closed = True
+            watches = getattr(getattr(self._app, "state", None), "watches", None)
+            if watches is not None:
+                watches.close_all()
+        return should_exit
+
+    @contextlib.contextmanager
+    def capture_signals(self) -> Iterator[None]:
+        # uvicorn re-raises the signal after a graceful shutdown (so the process dies of it); a
+        # serve command wants to return normally instead, and exit 0.
+        if threading.current_thread() is not threading.main_thread():
+            yield
+            return
+        original = {sig: signal.signal(sig, self.handle_exit) for sig in HANDLED_SIGNALS}
+        try:
+            yield
+        finally:
+            for sig, handler in original.items():
+                signal.signal(sig, handler)
+
+    def stop(self, timeout: float = 10.0) -> None:
+        """Ask the server to exit and wait for its thread (when it runs in one)."""
+        self.should_exit = True
+        if self.thread is not None:
+            self.thread.join(timeout)
+
+
+def run_server(
+    app: Any,
+    host: str = "127.0.0.1",
+    port: int = 0,
+    *,
+    sock: socket.socket | None = None,
+    timeout: float = STARTUP_TIMEOUT,
+    log_level: str = "warning",
+) -> tuple[Server, int]:
+    """Serve ``app`` from a background thread; returns once it accepts connections, with the
+    port it is bound to. ``sock``: an already bound socket (see :func:`bind`) to serve instead of
+    binding ``host:port``, so the port can be known before serving starts. Stop it with
+    ``server.stop()``. Raises RuntimeError if it does not start within ``timeout`` seconds."""
+    sock = sock if sock is not None else bind(host, port)
+    actual_port = sock.getsockname()[1]
+    started = threading.Event()
+    server = Server(app, log_level=log_level, on_started=started.set)
+    server.port = actual_port
+
+    def run() -> None:
+        try:
+            server.run(sockets=[sock])
+        finally:
+            started.set()
+            sock.close()
+
+    server.thread = threading.Thread(target=run, name=f"uvicorn-{actual_port}", daemon=True)
+    server.thread.start()
+    if not started.wait(timeout) or not server.started:
+        server.stop(timeout)
+        raise RuntimeError(f"the API server did not start on {host}:{actual_port} within {timeout}s")
+    return server, actual_port
+
+
+def serve_forever(
+    app: Any,
+    host: str = "127.0.0.1",
+    port: int = 0,
+    *,
+    on_ready: Callable[[int], None] | None = None,
+    log_level: str = "info",
+) -> None:
+    """Serve ``app`` in this thread until SIGINT or SIGTERM, then shut down (open watches end)
+    and return normally; ``on_ready(port)`` is called once the server accepts connections. A
+    second SIGINT during shutdown forces it."""
+    sock = bind(host, port)
+    actual_port = sock.getsockname()[1]
+    server = Server(
+        app, log_level=log_level, on_started=(lambda: on_ready(actual_port)) if on_ready is not None else None
+    )
+    server.port = actual_port
+    try:
+        server.run(sockets=[sock])
+    finally:
+        sock.close()
+
+
+def url(host: str, port: int) -> str:
+    """The base URL of a server bound to ``host:port``."""
+    shown = "127.0.0.1" if host in ("0.0.0.0", "") else f"[{host}]" if ":" in host else host
+    return f"http://{shown}:{port}"
+
+
+def write_kubeconfig(
+    clusters: ClusterSet, path: str | os.PathLike[str], *, base_url: str | None = None, token: str | None = None
+) -> Path:
+    """Write a kubeconfig for every cluster (contexts ``management`` and ``<ns>/<name>``) to
+    ``path``, readable only by the owner. ``base_url``/``token``, when given, are recorded on
+    ``clusters`` first (call this before the server starts serving requests)."""
+    if base_url is not None:
+        clusters.base_url = base_url
+    if token is not None:
+        clusters.token = token
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with contextlib.suppress(FileNotFoundError):
+        target.unlink()
+    fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "w") as handle:
+        handle.write(clusters.kubeconfig())
+    return target

@@ -1,0 +1,478 @@
+"""The disruption controller: computes every PodDisruptionBudget's status, as kube-controller-manager's
+``disruption`` controller (``pkg/controller/disruption/disruption.go``) does.
+
+For each PDB it selects the pods of its namespace (policy/v1: a nil selector selects nothing, ``{}``
+everything; terminal pods count) and writes, through ``pdbs/status``:
+
+* ``expectedPods`` and ``desiredHealthy``: ``minAvailable: N`` uses the number of selected pods and
+  N; ``minAvailable: "P%"`` and ``maxUnavailable`` use the *expected scale*, the sum of the
+  ``spec.replicas`` of the pods' controllers (a Deployment's for its ReplicaSets; ReplicaSets,
+  StatefulSets, ReplicationControllers; anything else through its scale subresource), with
+  percentages rounded up; ``desiredHealthy = max(0, expectedScale - maxUnavailable)``;
+* ``currentHealthy``: selected pods not deleting, Ready, and not in ``disruptedPods`` for less
+  than two minutes;
+* ``disruptionsAllowed = currentHealthy - desiredHealthy``, 0 when negative or when no pods are
+  expected;
+* ``disruptedPods`` without the pods that are gone, deleting, or overdue (a Warning
+  ``NotDeleted`` on the pod; the PDB is synced again when the next entry falls due);
+* ``observedGeneration`` and the ``DisruptionAllowed`` condition (True/SufficientPods or
+  False/InsufficientPods).
+
+Pods without a controller are left out of the expected scale (Warning ``UnmanagedPods``); a pod
+whose controller cannot be found, or whose controller has no scale subresource (DaemonSet, Job),
+fails the sync: ``disruptionsAllowed`` becomes 0 and the condition False/SyncFailed with the error.
+A status that would not change is not written. A pod matched by several PDBs gets a Warning
+``MultiplePodDisruptionBudgets``; a PDB that selects no pods a Normal ``NoPods``.
+
+Knobs: none beyond switching the simulator off (``World.set_enabled("disruption", False)``), which
+leaves PDB status stale: a new PDB then answers every eviction with the 429 "still being processed".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from harness.apiserver.eviction import (
+    CONDITION_FALSE,
+    DISRUPTION_ALLOWED,
+    SYNC_FAILED,
+    conditions_are_up_to_date,
+    is_pod_ready,
+    pdb_selects,
+    set_status_condition,
+    update_disruption_allowed_condition,
+)
+from harness.apiserver.selectors import label_selector_from_dict
+from harness.client import NORMAL, WARNING, ApiError, Client, Controller, EventRecorder, Request, Result
+from harness.clock import parse_rfc3339, rfc3339
+
+PDB_API_VERSION = "policy/v1"
+PDB_KIND = "PodDisruptionBudget"
+APPS_V1 = "apps/v1"
+CRD_API_VERSION = "apiextensions.k8s.io/v1"
+CRD_KIND = "CustomResourceDefinition"
+
+# The controller's event source (upstream records as the controller manager).
+COMPONENT = "controllermanager"
+# DeletionTimeout: how long an eviction's disruptedPods entry keeps a pod out of currentHealthy.
+DELETION_TIMEOUT = 120.0
+# A due entry is dropped only once strictly overdue; recheck a moment later (the rate limiter's base delay).
+RECHECK_FLOOR = 0.005
+
+# Event reasons and messages.
+NO_PODS = "NoPods"
+NO_PODS_MSG = "No matching pods found"
+FAILED_TO_GET_PODS_MSG = "Failed to get pods: {}"
+UNMANAGED_PODS = "UnmanagedPods"
+UNMANAGED_PODS_MSG = (
+    "Pods selected by this PodDisruptionBudget (selector: {}) were found to be unmanaged. As a result, the status "
+    "of the PDB cannot be calculated correctly, which may result in undefined behavior. To account for these pods "
+    'please set ".spec.minAvailable" field of the PDB to an integer value.'
+)
+CALCULATE_FAILED = "CalculateExpectedPodCountFailed"
+CALCULATE_FAILED_MSG = "Failed to calculate the number of expected pods: {}"
+NOT_DELETED = "NotDeleted"
+# Upstream prints the PDB's namespace twice (its format passes pdb.Namespace for both verbs).
+NOT_DELETED_MSG = "Pod was expected by PDB {}/{} to be deleted but it wasn't"
+MULTIPLE_PDBS = "MultiplePodDisruptionBudgets"
+MULTIPLE_PDBS_MSG = 'Pod "{}"/"{}" matches multiple PodDisruptionBudgets.  Chose "{}" arbitrarily.'
+
+# Sync errors.
+NO_CONTROLLERS_MSG = 'found no controllers for pod "{}"'
+NO_SCALE_MSG = "{} does not implement the scale subresource"
+NO_KIND_MATCH_MSG = 'no matches for kind "{}" in version "{}"'
+BAD_GROUP_VERSION_MSG = "unexpected GroupVersion string: {}"
+NOT_A_PERCENTAGE_MSG = "invalid value for IntOrString: invalid type: string is not a percentage"
+BAD_PERCENTAGE_MSG = 'invalid value for IntOrString: invalid value "{}": strconv.Atoi: parsing "{}": invalid syntax'
+NEITHER_INT_NOR_PERCENT_MSG = "invalid value for IntOrString: invalid type: neither int nor percentage"
+
+Scale = tuple[str, int]  # (controller UID, replicas)
+
+
+class SyncError(Exception):
+    """A sync failure that ends in failSafe; its text becomes the SyncFailed message."""
+
+
+def _meta(obj: dict[str, Any]) -> dict[str, Any]:
+    return obj.get("metadata") or {}
+
+
+def _controller_of(obj: dict[str, Any]) -> dict[str, Any] | None:
+    """``metav1.GetControllerOf``: the ownerReference with ``controller: true``."""
+    for ref in _meta(obj).get("ownerReferences") or []:
+        if ref.get("controller"):
+            return ref
+    return None
+
+
+def _group_of(api_version: str) -> tuple[str, str]:
+    """``schema.ParseGroupVersion``: ``(group, version)``; ``v1`` is the core group."""
+    if not api_version:
+        return "", ""
+    parts = api_version.split("/")
+    if len(parts) == 1:
+        return "", parts[0]
+    if len(parts) == 2:
+        return parts[0], parts[1]
+    raise SyncError(BAD_GROUP_VERSION_MSG.format(api_version))
+
+
+def _verify_group_kind(ref: dict[str, Any], kind: str, groups: tuple[str, ...]) -> bool:
+    group, _ = _group_of(ref.get("apiVersion") or "")
+    return ref.get("kind") == kind and group in groups
+
+
+def _replicas(obj: dict[str, Any]) -> int:
+    # spec.replicas is defaulted to 1 by every workload's defaulting.
+    value = (obj.get("spec") or {}).get("replicas")
+    return 1 if value is None else int(value)
+
+
+def scaled_value(value: Any, total: int) -> int:
+    """``intstr.GetScaledValueFromIntOrPercent(value, total, roundUp=true)``: an int as is, ``"P%"``
+    as ``ceil(P * total / 100)``; other strings raise :class:`SyncError` with upstream's text."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    if isinstance(value, str):
+        if not value.endswith("%"):
+            raise SyncError(NOT_A_PERCENTAGE_MSG)
+        digits = value[:-1]
+        try:
+            percent = int(digits)
+        except ValueError:
+            raise SyncError(BAD_PERCENTAGE_MSG.format(value, digits)) from None
+        return -(-percent * total // 100)
+    raise SyncError(NEITHER_INT_NOR_PERCENT_MSG)
+
+
+def go_label_selector(selector: dict[str, Any] | None) -> str:
+    """A ``*metav1.LabelSelector`` as Go's ``%v`` prints it (its generated ``String()``)."""
+    if selector is None:
+        return "nil"
+    labels = selector.get("matchLabels") or {}
+    label_text = "".join(f"{k}: {labels[k]}," for k in sorted(labels))
+    expressions = ""
+    for expr in selector.get("matchExpressions") or []:
+        values = " ".join(str(v) for v in expr.get("values") or [])
+        expressions += (
+            f"LabelSelectorRequirement{{Key:{expr.get('key', '')},Operator:{expr.get('operator', '')},"
+            f"Values:[{values}],}},"
+        )
+    return (
+        f"&LabelSelector{{MatchLabels:map[string]string{{{label_text}}},"
+        f"MatchExpressions:[]LabelSelectorRequirement{{{expressions}}},}}"
+    )
+
+
+class DisruptionController(Controller):
+    """Keeps ``status`` of every PodDisruptionBudget of one cluster current."""
+
+    name = "disruption"
+
+    def __init__(self, client: Client) -> None:
+        super().__init__()
+        self.client = client
+        self.recorder = EventRecorder(client, COMPONENT)
+        # Last labels seen per pod, so a relabelled pod also wakes the PDBs it used to match.
+        self._pod_labels: dict[tuple[str, str], dict[str, str]] = {}
+
+    def setup(self) -> None:
+        self.watch(self.client, PDB_API_VERSION, PDB_KIND)
+        self.watch(self.client, "v1", "Pod", self._pdbs_for_pod)
+        for kind in ("ReplicaSet", "Deployment", "StatefulSet"):
+            self.watch(self.client, APPS_V1, kind, self._pdbs_in_namespace)
+
+    # -- event mapping ------------------------------------------------------------------------------
+
+    def _pdbs(self, namespace: str) -> list[dict[str, Any]]:
+        return list(self.client.list(PDB_API_VERSION, PDB_KIND, namespace)["items"])
+
+    def _pdbs_in_namespace(self, _event: str, obj: dict[str, Any]) -> Iterable[Request]:
+        namespace = _meta(obj).get("namespace") or ""
+        return [Request(namespace, _meta(pdb)["name"]) for pdb in self._pdbs(namespace)]
+
+    def _pdbs_for_pod(self, event: str, pod: dict[str, Any]) -> Iterable[Request]:
+        meta = _meta(pod)
+        namespace = meta.get("namespace") or ""
+        key = (namespace, meta.get("name", ""))
+        labels = dict(meta.get("labels") or {})
+        before = self._pod_labels.pop(key, None) if event == "DELETED" else self._pod_labels.get(key)
+        if event != "DELETED":
+            self._pod_labels[key] = labels
+        pdbs = self._pdbs(namespace)
+        if not pdbs:
+            return []
+        matching = [pdb for pdb in pdbs if pdb_selects(pdb, labels)]
+        if len(matching) > 1 and self.enabled:
+            self.recorder.event(pod, WARNING, MULTIPLE_PDBS,
+                                MULTIPLE_PDBS_MSG.format(namespace, key[1], _meta(matching[0])["name"]))
+        if before is not None and before != labels:
+            matching += [pdb for pdb in pdbs if pdb_selects(pdb, before) and pdb not in matching]
+        return [Request(namespace, _meta(pdb)["name"]) for pdb in matching]
+
+    # -- sync ---------------------------------------------------------------------------------------
+
+    def reconcile(self, request: Request) -> Result | None:
+        try:
+            pdb = self.client.get(PDB_API_VERSION, PDB_KIND, request.name, request.namespace)
+        except ApiError as err:
+            if err.code == 404:
+                return None
+            raise
+        try:
+            return self._try_sync(pdb)
+        except ApiError as err:
+            if err.code == 409:
+                raise  # a conflict is retried without failSafe
+            self._fail_safe(pdb, err.message)
+        except SyncError as err:
+            self._fail_safe(pdb, str(err))
+        return None
+
+    def _try_sync(self, pdb: dict[str, Any]) -> Result | None:
+        namespace = _meta(pdb).get("namespace") or ""
+        raw_selector = (pdb.get("spec") or {}).get("selector")
+        try:
+            selector = label_selector_from_dict(raw_selector) if isinstance(raw_selector, dict) else None
+        except ValueError as err:
+            self.recorder.event(pdb, WARNING, NO_PODS, FAILED_TO_GET_PODS_MSG.format(err))
+            raise SyncError(str(err)) from None
+        pods: list[dict[str, Any]] = []
+        if selector is not None:
+            listed = self.client.list("v1", "Pod", namespace, label_selector=str(selector) or None)
+            pods = [p for p in listed["items"] if selector.matches(_meta(p).get("labels") or {})]
+        if not pods:
+            self.recorder.event(pdb, NORMAL, NO_PODS, NO_PODS_MSG)
+        try:
+            expected, desired, unmanaged = self._expected_pod_count(pdb, pods)
+        except (SyncError, ApiError) as err:
+            text = err.message if isinstance(err, ApiError) else str(err)
+            self.recorder.event(pdb, WARNING, CALCULATE_FAILED, CALCULATE_FAILED_MSG.format(text))
+            raise
+        if unmanaged:
+            message = UNMANAGED_PODS_MSG.format(go_label_selector(raw_selector))
+            self.recorder.event(pdb, WARNING, UNMANAGED_PODS, message)
+        now = self.client.now()
+        disrupted, recheck = self._build_disrupted_pods(pods, pdb, now)
+        healthy = _count_healthy(pods, disrupted, now)
+        self._update_status(pdb, healthy, desired, expected, disrupted, now)
+        if recheck is not None:
+            return Result(requeue_after=max(recheck - now, RECHECK_FLOOR))
+        return None
+
+    def _expected_pod_count(self, pdb: dict[str, Any], pods: list[dict[str, Any]]) -> tuple[int, int, list[str]]:
+        """``getExpectedPodCount``: (expectedPods, desiredHealthy, unmanaged pod names)."""
+        spec = pdb.get("spec") or {}
+        expected, desired, unmanaged = 0, 0, []
+        if spec.get("maxUnavailable") is not None:
+            expected, unmanaged = self._expected_scale(pods)
+            desired = max(0, expected - scaled_value(spec["maxUnavailable"], expected))
+        elif spec.get("minAvailable") is not None:
+            min_available = spec["minAvailable"]
+            if isinstance(min_available, int) and not isinstance(min_available, bool):
+                expected, desired = len(pods), min_available
+            else:
+                expected, unmanaged = self._expected_scale(pods)
+                desired = scaled_value(min_available, expected)
+        return expected, desired, unmanaged
+
+    def _expected_scale(self, pods: list[dict[str, Any]]) -> tuple[int, list[str]]:
+        """``getExpectedScale``: the summed replicas of the pods' distinct controllers, and the
+        names of pods without one."""
+        scales: dict[str, int] = {}
+        unmanaged: list[str] = []
+        for pod in pods:
+            ref = _controller_of(pod)
+            name = _meta(pod).get("name", "")
+            if ref is None:
+                unmanaged.append(name)
+                continue
+            if ref.get("uid") in scales:
+                continue
+            namespace = _meta(pod).get("namespace") or ""
+            for finder in (self._replication_controller, self._deployment, self._replica_set, self._stateful_set,
+                           self._scale_controller):
+                found = finder(ref, namespace)
+                if found is not None:
+                    scales[found[0]] = found[1]
+                    break
+            else:
+                raise SyncError(NO_CONTROLLERS_MSG.format(name))
+        return sum(scales.values()), unmanaged
+
+    # -- controller finders (in upstream's order) ---------------------------------------------------
+
+    def _get(self, api_version: str, kind: str, name: str, namespace: str) -> dict[str, Any] | None:
+        try:
+            return self.client.get(api_version, kind, name, namespace)
+        except ApiError as err:
+            if err.code == 404:
+                return None
+            raise
+
+    def _owned(self, api_version: str, kind: str, ref: dict[str, Any], namespace: str) -> dict[str, Any] | None:
+        """The referenced object, if it exists with the referenced UID."""
+        obj = self._get(api_version, kind, ref.get("name", ""), namespace)
+        if obj is None or _meta(obj).get("uid") != ref.get("uid"):
+            return None
+        return obj
+
+    def _replication_controller(self, ref: dict[str, Any], namespace: str) -> Scale | None:
+        if not _verify_group_kind(ref, "ReplicationController", ("",)):
+            return None
+        rc = self._owned("v1", "ReplicationController", ref, namespace)
+        return None if rc is None else (_meta(rc)["uid"], _replicas(rc))
+
+    def _deployment(self, ref: dict[str, Any], namespace: str) -> Scale | None:
+        if not _verify_group_kind(ref, "ReplicaSet", ("apps", "extensions")):
+            return None
+        rs = self._owned(APPS_V1, "ReplicaSet", ref, namespace)
+        if rs is None:
+            return None
+        owner = _controller_of(rs)
+        if owner is None or not _verify_group_kind(owner, "Deployment", ("apps", "extensions")):
+            return None
+        deployment = self._owned(APPS_V1, "Deployment", owner, namespace)
+        return None if deployment is None else (_meta(deployment)["uid"], _replicas(deployment))
+
+    def _replica_set(self, ref: dict[str, Any], namespace: str) -> Scale | None:
+        if not _verify_group_kind(ref, "ReplicaSet", ("apps", "extensions")):
+            return None
+        rs = self._owned(APPS_V1, "ReplicaSet", ref, namespace)
+        if rs is None:
+            return None
+        owner = _controller_of(rs)
+        if owner is not None and owner.get("kind") == "Deployment":
+            return None  # the Deployment finder speaks for it
+        return _meta(rs)["uid"], _replicas(rs)
+
+    def _stateful_set(self, ref: dict[str, Any], namespace: str) -> Scale | None:
+        if not _verify_group_kind(ref, "StatefulSet", ("apps",)):
+            return None
+        sts = self._owned(APPS_V1, "StatefulSet", ref, namespace)
+        return None if sts is None else (_meta(sts)["uid"], _replicas(sts))
+
+    def _scale_controller(self, ref: dict[str, Any], namespace: str) -> Scale | None:
+        """The generic finder: the owner's ``/scale``; an owner kind without one is an error."""
+        api_version = ref.get("apiVersion") or ""
+        group, version = _group_of(api_version)
+        kind = ref.get("kind", "")
+        resource = next(
+            (r for r in self.client.discover() if r["group"] == group and r["kind"] == kind), None
+        )
+        if resource is None:
+            raise SyncError(NO_KIND_MATCH_MSG.format(kind, api_version))
+        group_resource = f"{resource['plural']}.{group}" if group else resource["plural"]
+        if "scale" not in resource["subresources"]:
+            raise SyncError(NO_SCALE_MSG.format(group_resource))
+        owner = self._owned(resource["apiVersion"], kind, ref, namespace)
+        if owner is None:
+            return None
+        return _meta(owner)["uid"], self._scale_replicas(owner, group_resource)
+
+    def _scale_replicas(self, owner: dict[str, Any], group_resource: str) -> int:
+        """``spec.replicas`` of the owner's Scale: at the CRD's ``specReplicasPath`` for a custom resource."""
+        crd = self._get(CRD_API_VERSION, CRD_KIND, group_resource, "") if "." in group_resource else None
+        path = ".spec.replicas"
+        for version in ((crd or {}).get("spec") or {}).get("versions") or []:
+            scale = (version.get("subresources") or {}).get("scale") or {}
+            if scale.get("specReplicasPath"):
+                path = scale["specReplicasPath"]
+                break
+        value: Any = owner
+        for part in path.lstrip(".").split("."):
+            value = value.get(part) if isinstance(value, dict) else None
+        return int(value) if isinstance(value, int) and not isinstance(value, bool) else 0
+
+    # -- status -------------------------------------------------------------------------------------
+
+    def _build_disrupted_pods(
+        self, pods: list[dict[str, Any]], pdb: dict[str, Any], now: float
+    ) -> tuple[dict[str, str], float | None]:
+        """``buildDisruptedPodMap``: the entries still pending, and when the earliest falls due."""
+        recorded = (pdb.get("status") or {}).get("disruptedPods") or {}
+        kept: dict[str, str] = {}
+        recheck: float | None = None
+        if not recorded:
+            return kept, None
+        namespace = _meta(pdb).get("namespace") or ""
+        for pod in pods:
+            meta = _meta(pod)
+            if meta.get("deletionTimestamp") or meta.get("name") not in recorded:
+                continue
+            stamp = recorded[meta["name"]]
+            expiry = _parse_time(stamp) + DELETION_TIMEOUT
+            if expiry < now:
+                self.recorder.event(pod, WARNING, NOT_DELETED, NOT_DELETED_MSG.format(namespace, namespace))
+                continue
+            if recheck is None or expiry < recheck:
+                recheck = expiry
+            kept[meta["name"]] = stamp
+        return kept, recheck
+
+    def _update_status(
+        self, pdb: dict[str, Any], healthy: int, desired: int, expected: int, disrupted: dict[str, str], now: float
+    ) -> None:
+        """``updatePdbStatus``: write the computed status unless nothing (conditions included) changes."""
+        allowed = healthy - desired
+        if expected <= 0 or allowed <= 0:
+            allowed = 0
+        status = pdb.get("status") or {}
+        generation = int(_meta(pdb).get("generation") or 0)
+        if (
+            int(status.get("currentHealthy") or 0) == healthy
+            and int(status.get("desiredHealthy") or 0) == desired
+            and int(status.get("expectedPods") or 0) == expected
+            and int(status.get("disruptionsAllowed") or 0) == allowed
+            and (status.get("disruptedPods") or {}) == disrupted
+            and int(status.get("observedGeneration") or 0) == generation
+            and conditions_are_up_to_date(pdb)
+        ):
+            return
+        # PodDisruptionBudgetStatus field order; observedGeneration and disruptedPods are omitempty.
+        new_status: dict[str, Any] = {}
+        if generation:
+            new_status["observedGeneration"] = generation
+        if disrupted:
+            new_status["disruptedPods"] = disrupted
+        new_status.update(disruptionsAllowed=allowed, currentHealthy=healthy, desiredHealthy=desired,
+                          expectedPods=expected, conditions=list(status.get("conditions") or []))
+        update_disruption_allowed_condition(new_status, rfc3339(now))
+        pdb["status"] = new_status
+        self.client.update_status(pdb)
+
+    def _fail_safe(self, pdb: dict[str, Any], message: str) -> None:
+        """``failSafe``: no disruptions allowed, DisruptionAllowed False/SyncFailed with the error."""
+        status = dict(pdb.get("status") or {})
+        status["disruptionsAllowed"] = 0
+        conditions = list(status.get("conditions") or [])
+        set_status_condition(conditions, {
+            "type": DISRUPTION_ALLOWED, "status": CONDITION_FALSE, "reason": SYNC_FAILED, "message": message,
+            "observedGeneration": int(status.get("observedGeneration") or 0),
+        }, rfc3339(self.client.now()))
+        status["conditions"] = conditions
+        pdb["status"] = status
+        self.client.update_status(pdb)
+
+
+def _parse_time(stamp: Any) -> float:
+    try:
+        return parse_rfc3339(str(stamp))
+    except ValueError:
+        return float("-inf")  # an unreadable stamp is long overdue
+
+
+def _count_healthy(pods: list[dict[str, Any]], disrupted: dict[str, str], now: float) -> int:
+    """``countHealthyPods``: not deleting, not recently disrupted, Ready."""
+    healthy = 0
+    for pod in pods:
+        meta = _meta(pod)
+        if meta.get("deletionTimestamp"):
+            continue
+        stamp = disrupted.get(meta.get("name", ""))
+        if stamp is not None and _parse_time(stamp) + DELETION_TIMEOUT > now:
+            continue
+        if is_pod_ready(pod):
+            healthy += 1
+    return healthy

@@ -1,0 +1,318 @@
+"""The ReplicaSet controller, simulated: keeps ``spec.replicas`` active pods and reports status.
+
+As upstream's: only active pods count (not terminal, no deletionTimestamp), so an evicted or
+deleted pod is replaced at once while it is still terminating; surplus pods are deleted in
+upstream's order (unscheduled, then Pending before Running, not Ready before Ready, lower
+``controller.kubernetes.io/pod-deletion-cost``, more pods of the set on the same node, more
+recently Ready, more restarts, newer); orphan pods matching the selector are adopted and owned
+pods that stop matching are released; a deleting ReplicaSet manages nothing. Status carries
+``replicas``, ``fullyLabeledReplicas``, ``readyReplicas``, ``availableReplicas`` (Ready for
+``minReadySeconds`` on the virtual clock) and ``observedGeneration``; a failed pod creation sets
+the ``ReplicaFailure`` condition. Knob: ``record_events`` (default True), ``enabled``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from harness.apiserver.selectors import LabelSelector, label_selector_from_dict
+from harness.client import NORMAL, WARNING, ApiError, Client, Controller, EventRecorder, Request, Result
+from harness.clock import parse_rfc3339, rfc3339
+from harness.world.kubelet import PENDING, POD_READY, RUNNING, pod_condition, pod_is_ready, pod_is_terminal
+
+API_VERSION = "apps/v1"
+KIND = "ReplicaSet"
+COMPONENT = "replicaset-controller"
+# Upstream creates or deletes at most this many pods per sync (burstReplicas).
+BURST_REPLICAS = 500
+POD_DELETION_COST_ANNOTATION = "controller.kubernetes.io/pod-deletion-cost"
+REPLICA_FAILURE = "ReplicaFailure"
+FAILED_CREATE = "FailedCreate"
+FAILED_DELETE = "FailedDelete"
+SUCCESSFUL_CREATE = "SuccessfulCreate"
+SUCCESSFUL_DELETE = "SuccessfulDelete"
+CREATED_POD_MESSAGE = "Created pod: {name}"
+DELETED_POD_MESSAGE = "Deleted pod: {name}"
+FAILED_CREATE_MESSAGE = "Error creating: {error}"
+
+PodKey = tuple[str, str]
+
+
+def controller_ref(obj: dict[str, Any]) -> dict[str, Any] | None:
+    """The object's ownerReference with ``controller: true``, or None."""
+    for ref in (obj.get("metadata") or {}).get("ownerReferences") or []:
+        if ref.get("controller"):
+            return ref  # type: ignore[no-any-return]
+    return None
+
+
+def is_pod_active(pod: dict[str, Any]) -> bool:
+    """Counts toward replicas: not terminal and not being deleted (``controller.IsPodActive``)."""
+    return not pod_is_terminal(pod) and not pod["metadata"].get("deletionTimestamp")
+
+
+def pod_ready_since(pod: dict[str, Any]) -> float | None:
+    """When the pod last became Ready, or None if it is not Ready."""
+    condition = pod_condition(pod, POD_READY)
+    if condition is None or condition.get("status") != "True":
+        return None
+    stamp = condition.get("lastTransitionTime")
+    return parse_rfc3339(stamp) if stamp else 0.0
+
+
+def is_pod_available(pod: dict[str, Any], min_ready_seconds: float, now: float) -> bool:
+    """Ready for at least ``min_ready_seconds`` (``podutil.IsPodAvailable``)."""
+    since = pod_ready_since(pod)
+    if since is None:
+        return False
+    return min_ready_seconds <= 0 or since + min_ready_seconds <= now
+
+
+def pod_from_template(owner: dict[str, Any], template: dict[str, Any]) -> dict[str, Any]:
+    """A pod for ``owner`` from its pod template, as ``controller.GetPodFromTemplate`` builds it:
+    template labels, annotations and finalizers, ``generateName: <owner>-`` and a controller
+    ownerReference that blocks owner deletion."""
+    meta = owner["metadata"]
+    template_meta = template.get("metadata") or {}
+    pod_meta: dict[str, Any] = {"generateName": f"{meta['name']}-", "namespace": meta.get("namespace")}
+    for field in ("labels", "annotations", "finalizers"):
+        if template_meta.get(field):
+            pod_meta[field] = (dict if field != "finalizers" else list)(template_meta[field])
+    pod_meta["ownerReferences"] = [{
+        "apiVersion": owner["apiVersion"], "kind": owner["kind"], "name": meta["name"], "uid": meta["uid"],
+        "controller": True, "blockOwnerDeletion": True,
+    }]
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": pod_meta, "spec": dict(template.get("spec") or {})}
+
+
+class ReplicaSetController(Controller):
+    """Reconciles ReplicaSets: pod count, adoption and status."""
+
+    name = "replicaset"
+
+    def __init__(self, client: Client) -> None:
+        super().__init__()
+        self.client = client
+        self.record_events = True
+        self.events = EventRecorder(client, COMPONENT)
+        self._sets: dict[PodKey, dict[str, Any]] = {}
+        self._pods: dict[PodKey, dict[str, Any]] = {}
+        # Pods by their controller's uid, and pods without a controller, per namespace.
+        self._owned: dict[str, set[PodKey]] = {}
+        self._orphans: dict[str, set[PodKey]] = {}
+
+    def setup(self) -> None:
+        self.watch(self.client, API_VERSION, KIND, self._on_set)
+        self.watch(self.client, "v1", "Pod", self._on_pod)
+
+    # -- caches ------------------------------------------------------------------------------------
+
+    def _on_set(self, event: str, rs: dict[str, Any]) -> Iterable[Request]:
+        key = (rs["metadata"].get("namespace") or "", rs["metadata"]["name"])
+        if event == "DELETED":
+            self._sets.pop(key, None)
+        else:
+            self._sets[key] = rs
+        return (Request(*key),)
+
+    def _index(self, key: PodKey, pod: dict[str, Any] | None, add: bool) -> None:
+        if pod is None:
+            return
+        ref = controller_ref(pod)
+        bucket = self._owned.setdefault(ref["uid"], set()) if ref else self._orphans.setdefault(key[0], set())
+        if add:
+            bucket.add(key)
+        else:
+            bucket.discard(key)
+
+    def _on_pod(self, event: str, pod: dict[str, Any]) -> Iterable[Request]:
+        meta = pod["metadata"]
+        key = (meta.get("namespace") or "", meta["name"])
+        old = self._pods.get(key)
+        self._index(key, old, add=False)
+        if event == "DELETED":
+            self._pods.pop(key, None)
+        else:
+            self._pods[key] = pod
+            self._index(key, pod, add=True)
+        requests = []
+        for obj in (old, pod):
+            ref = controller_ref(obj) if obj is not None else None
+            if ref is not None and ref.get("kind") == KIND and ref.get("apiVersion", "").startswith("apps/"):
+                requests.append(Request(key[0], ref.get("name", "")))
+        if controller_ref(pod) is None and event != "DELETED":
+            labels = meta.get("labels") or {}
+            for rs_key, rs in self._sets.items():
+                selector = self._selector(rs)
+                if rs_key[0] == key[0] and selector is not None and not selector.empty and selector.matches(labels):
+                    requests.append(Request(*rs_key))
+        return requests
+
+    @staticmethod
+    def _selector(rs: dict[str, Any]) -> LabelSelector | None:
+        try:
+            return label_selector_from_dict((rs.get("spec") or {}).get("selector") or {})
+        except ValueError:
+            return None
+
+    # -- reconcile ---------------------------------------------------------------------------------
+
+    def reconcile(self, request: Request) -> Result | None:
+        rs = self._sets.get((request.namespace, request.name))
+        if rs is None:
+            return None
+        selector = self._selector(rs)
+        if selector is None or selector.empty:
+            return None  # upstream refuses an empty selector: it would adopt every pod
+        pods = self._claim(rs, selector)
+        active = [p for p in pods if is_pod_active(p)]
+        failure: str | None = None
+        if not rs["metadata"].get("deletionTimestamp"):
+            failure = self._manage(rs, active)
+        return self._write_status(rs, active, failure)
+
+    def _claim(self, rs: dict[str, Any], selector: LabelSelector) -> list[dict[str, Any]]:
+        """Owned pods that still match, plus adopted orphans; owned pods that stopped matching are
+        released (``PodControllerRefManager.ClaimPods``)."""
+        meta = rs["metadata"]
+        namespace = meta.get("namespace") or ""
+        deleting = bool(meta.get("deletionTimestamp"))
+        out = []
+        for key in sorted(self._owned.get(meta["uid"], ())):
+            pod = self._pods[key]
+            if selector.matches(pod["metadata"].get("labels") or {}):
+                out.append(pod)
+            elif not deleting:
+                self._set_owner_refs(pod, [r for r in pod["metadata"].get("ownerReferences") or []
+                                           if r.get("uid") != meta["uid"]])
+        if deleting:
+            return out
+        for key in sorted(self._orphans.get(namespace, ())):
+            pod = self._pods[key]
+            if pod["metadata"].get("deletionTimestamp") or not selector.matches(pod["metadata"].get("labels") or {}):
+                continue
+            ref = {"apiVersion": API_VERSION, "kind": KIND, "name": meta["name"], "uid": meta["uid"],
+                   "controller": True, "blockOwnerDeletion": True}
+            adopted = self._set_owner_refs(pod, list(pod["metadata"].get("ownerReferences") or []) + [ref])
+            if adopted is not None:
+                out.append(adopted)
+        return out
+
+    def _set_owner_refs(self, pod: dict[str, Any], refs: list[dict[str, Any]]) -> dict[str, Any] | None:
+        meta = pod["metadata"]
+        body = {"metadata": {"ownerReferences": refs or None, "resourceVersion": meta["resourceVersion"]}}
+        try:
+            return self.client.patch("v1", "Pod", meta["name"], body, namespace=meta.get("namespace"))
+        except ApiError as err:
+            if err.code in (404, 409):
+                return None  # gone or changed: the next event brings it back
+            raise
+
+    def _manage(self, rs: dict[str, Any], active: list[dict[str, Any]]) -> str | None:
+        """Create or delete pods toward ``spec.replicas``; the error message of a failed create."""
+        want = int((rs.get("spec") or {}).get("replicas", 1) or 0)
+        diff = len(active) - want
+        if diff < 0:
+            template = (rs.get("spec") or {}).get("template") or {}
+            for _ in range(min(-diff, BURST_REPLICAS)):
+                try:
+                    pod = self.client.create(pod_from_template(rs, template))
+                except ApiError as err:
+                    message = FAILED_CREATE_MESSAGE.format(error=err.message)
+                    if self.record_events:
+                        self.events.event(rs, WARNING, FAILED_CREATE, message)
+                    return err.message
+                self._on_pod("ADDED", pod)
+                if self.record_events:
+                    message = CREATED_POD_MESSAGE.format(name=pod["metadata"]["name"])
+                    self.events.event(rs, NORMAL, SUCCESSFUL_CREATE, message)
+        elif diff > 0:
+            for pod in self._deletion_order(active)[: min(diff, BURST_REPLICAS)]:
+                meta = pod["metadata"]
+                try:
+                    self.client.delete("v1", "Pod", meta["name"], meta.get("namespace"))
+                except ApiError as err:
+                    if err.code == 404:
+                        continue
+                    if self.record_events:
+                        self.events.event(rs, WARNING, FAILED_DELETE, f"Error deleting: {err.message}")
+                    raise
+                if self.record_events:
+                    self.events.event(rs, NORMAL, SUCCESSFUL_DELETE, DELETED_POD_MESSAGE.format(name=meta["name"]))
+        return None
+
+    def _deletion_order(self, pods: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """Pods to delete first come first (``ActivePodsWithRanks``, without the logarithmic buckets)."""
+        per_node: dict[str, int] = {}
+        for pod in pods:
+            node = pod["spec"].get("nodeName") or ""
+            per_node[node] = per_node.get(node, 0) + 1
+        phase_rank = {PENDING: 0, "Unknown": 1, RUNNING: 2}
+
+        def rank(pod: dict[str, Any]) -> tuple[Any, ...]:
+            meta, status = pod["metadata"], pod.get("status") or {}
+            node = pod["spec"].get("nodeName") or ""
+            try:
+                cost = int((meta.get("annotations") or {}).get(POD_DELETION_COST_ANNOTATION, "0"))
+            except ValueError:
+                cost = 0
+            ready = pod_ready_since(pod)
+            restarts = max((int(c.get("restartCount") or 0) for c in status.get("containerStatuses") or []), default=0)
+            created = parse_rfc3339(meta["creationTimestamp"]) if meta.get("creationTimestamp") else 0.0
+            return (
+                1 if node else 0,
+                phase_rank.get(status.get("phase", PENDING), 0),
+                0 if ready is None else 1,
+                cost,
+                -per_node.get(node, 0) if node else 0,
+                -(ready or 0.0),
+                -restarts,
+                -created,
+                meta["name"],
+            )
+
+        return sorted(pods, key=rank)
+
+    def _write_status(self, rs: dict[str, Any], active: list[dict[str, Any]], failure: str | None) -> Result | None:
+        spec = rs.get("spec") or {}
+        min_ready = float(spec.get("minReadySeconds") or 0)
+        now = self.now()
+        template_labels = ((spec.get("template") or {}).get("metadata") or {}).get("labels") or {}
+        ready = [p for p in active if pod_is_ready(p)]
+        available = [p for p in ready if is_pod_available(p, min_ready, now)]
+        fully_labeled = [p for p in active if all((p["metadata"].get("labels") or {}).get(k) == v
+                                                  for k, v in template_labels.items())]
+        old = rs.get("status") or {}
+        status: dict[str, Any] = {"replicas": len(active)}
+        if fully_labeled:
+            status["fullyLabeledReplicas"] = len(fully_labeled)
+        if ready:
+            status["readyReplicas"] = len(ready)
+        if available:
+            status["availableReplicas"] = len(available)
+        status["observedGeneration"] = rs["metadata"].get("generation", 1)
+        conditions = [c for c in old.get("conditions") or [] if c.get("type") != REPLICA_FAILURE]
+        if failure is not None:
+            # A standing failure keeps its first message: generated pod names make each one differ, and
+            # rewriting it would wake this controller again at the same instant.
+            previous = next((c for c in old.get("conditions") or [] if c.get("type") == REPLICA_FAILURE), None)
+            conditions.append(previous or {"type": REPLICA_FAILURE, "status": "True",
+                                           "lastTransitionTime": rfc3339(now), "reason": FAILED_CREATE,
+                                           "message": failure})
+        if conditions:
+            status["conditions"] = conditions
+        if status != old:
+            updated = dict(rs)
+            updated["status"] = status
+            try:
+                self.client.update_status(updated)
+            except ApiError as err:
+                if err.code != 404:
+                    raise
+        if failure is not None:
+            return Result(requeue=True)  # retry the creation with back-off
+        # Come back when the next Ready pod becomes available.
+        waits = [since + min_ready - now for p in ready if (since := pod_ready_since(p)) is not None
+                 and since + min_ready > now]
+        return Result(requeue_after=min(waits)) if waits else None

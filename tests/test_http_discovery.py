@@ -1,0 +1,128 @@
+"""Discovery, OpenAPI, version and health over HTTP."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from test_http_fixtures import Served, serving
+
+from harness.apiserver.http.discovery import AGGREGATED_CONTENT_TYPE
+
+AGGREGATED_ACCEPT = (
+    "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,"
+    "application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList,application/json"
+)
+CRD = {
+    "apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+    "metadata": {"name": "widgets.example.com"},
+    "spec": {
+        "group": "example.com", "scope": "Namespaced",
+        "names": {"kind": "Widget", "plural": "widgets", "singular": "widget", "listKind": "WidgetList"},
+        "versions": [{
+            "name": "v1", "served": True, "storage": True, "subresources": {"status": {}},
+            "schema": {"openAPIV3Schema": {"type": "object", "x-kubernetes-preserve-unknown-fields": True}},
+        }],
+    },
+}
+
+
+@pytest.fixture
+def served(tmp_path: Path) -> Iterator[Served]:
+    yield from serving(tmp_path, simulators=[])
+
+
+def _entries(resource_list: dict) -> dict[str, dict]:
+    return {r["name"]: r for r in resource_list["resources"]}
+
+
+def test_legacy_discovery_lists_resources_and_subresources(served: Served) -> None:
+    with served.http() as http:
+        api = http.get("/api").json()
+        core = _entries(http.get("/api/v1").json())
+        apps = _entries(http.get("/apis/apps/v1").json())
+    assert api["kind"] == "APIVersions" and api["versions"] == ["v1"]
+    assert core["pods"]["singularName"] == "pod" and core["pods"]["namespaced"] is True
+    assert core["pods"]["shortNames"] == ["po"]
+    assert core["pods/eviction"] == {
+        "name": "pods/eviction", "singularName": "", "namespaced": True, "group": "policy", "version": "v1",
+        "kind": "Eviction", "verbs": ["create"],
+    }
+    assert core["pods/status"]["kind"] == "Pod" and "singularName" in core["pods/status"]
+    assert core["pods/binding"]["kind"] == "Binding"
+    assert core["namespaces/finalize"]["verbs"] == ["update"]
+    assert apps["deployments/scale"]["group"] == "autoscaling" and apps["deployments/scale"]["kind"] == "Scale"
+
+
+def test_every_listed_group_version_answers(served: Served) -> None:
+    with served.http() as http:
+        groups = http.get("/apis").json()
+        assert groups["kind"] == "APIGroupList"
+        for group in groups["groups"]:
+            assert http.get(f"/apis/{group['name']}").status_code == 200
+            for version in group["versions"]:
+                assert http.get(f"/apis/{version['groupVersion']}").status_code == 200, version
+
+
+def test_aggregated_discovery_names_its_kind_in_the_content_type(served: Served) -> None:
+    with served.http() as http:
+        core = http.get("/api", headers={"Accept": AGGREGATED_ACCEPT})
+        groups = http.get("/apis", headers={"Accept": AGGREGATED_ACCEPT})
+    assert core.headers["content-type"] == AGGREGATED_CONTENT_TYPE
+    assert groups.headers["content-type"] == AGGREGATED_CONTENT_TYPE
+    pods = next(r for r in core.json()["items"][0]["versions"][0]["resources"] if r["resource"] == "pods")
+    assert pods["responseKind"] == {"group": "", "version": "v1", "kind": "Pod"} and pods["scope"] == "Namespaced"
+    subresources = {s["subresource"]: s for s in pods["subresources"]}
+    assert subresources["eviction"]["responseKind"] == {"group": "policy", "version": "v1", "kind": "Eviction"}
+    for item in groups.json()["items"]:
+        for version in item["versions"]:
+            for resource in version["resources"]:
+                assert resource["responseKind"]["kind"]
+                assert all(s["responseKind"]["kind"] for s in resource.get("subresources", []))
+
+
+def test_a_new_crd_is_discoverable_at_once(served: Served) -> None:
+    with served.http() as http:
+        assert http.get("/apis/example.com/v1").status_code == 404
+        http.post("/apis/apiextensions.k8s.io/v1/customresourcedefinitions", json=CRD).raise_for_status()
+        widgets = _entries(http.get("/apis/example.com/v1").json())
+        names = [g["name"] for g in http.get("/apis").json()["groups"]]
+        aggregated = http.get("/apis", headers={"Accept": AGGREGATED_ACCEPT}).json()
+    assert widgets["widgets"]["kind"] == "Widget" and "widgets/status" in widgets
+    assert "example.com" in names
+    assert any(item["metadata"].get("name") == "example.com" for item in aggregated["items"])
+
+
+def test_openapi_v3_declares_field_validation_on_every_kinds_patch(served: Served) -> None:
+    with served.http() as http:
+        index = http.get("/openapi/v3").json()
+        core_url = index["paths"]["api/v1"]["serverRelativeURL"]
+        document = http.get(core_url).json()
+        v2 = http.get("/openapi/v2")
+    assert core_url.startswith("/openapi/v3/api/v1?hash=")
+    patches = [item["patch"] for item in document["paths"].values() if "patch" in item]
+    pod = next(p for p in patches if p["x-kubernetes-group-version-kind"]["kind"] == "Pod")
+    assert pod["x-kubernetes-group-version-kind"] == {"group": "", "version": "v1", "kind": "Pod"}
+    assert {"name": "fieldValidation", "in": "query"}.items() <= next(
+        p for p in pod["parameters"] if p["name"] == "fieldValidation"
+    ).items()
+    assert v2.status_code == 404 and v2.json()["kind"] == "Status"
+
+
+def test_openapi_index_of_a_workload_cluster_points_under_its_prefix(tmp_path: Path) -> None:
+    for running in serving(tmp_path, simulators=[], prepare=lambda world: world.add_cluster("ns1/wc")):
+        with running.http() as http:
+            index = http.get("/clusters/ns1/wc/openapi/v3").json()
+            url = index["paths"]["apis/apps/v1"]["serverRelativeURL"]
+            assert url.startswith("/clusters/ns1/wc/openapi/v3/apis/apps/v1?hash=")
+            assert http.get(url).status_code == 200
+
+
+def test_version_and_health(served: Served) -> None:
+    with served.http() as http:
+        version = http.get("/version").json()
+        health = [http.get(path) for path in ("/readyz", "/livez", "/healthz")]
+    assert (version["major"], version["minor"], version["gitVersion"]) == ("1", "32", "v1.32.0")
+    assert version["platform"] == "linux/amd64"
+    assert all(r.status_code == 200 and r.text == "ok" for r in health)

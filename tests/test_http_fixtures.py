@@ -1,0 +1,117 @@
+"""Shared fixtures for the HTTP facade tests: a World served by uvicorn on 127.0.0.1, port 0.
+
+The server runs in its own thread with its own event loop; tests talk to it over HTTP only (the
+world is touched from the test thread only before the server starts).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import shutil
+import subprocess
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+from starlette.applications import Starlette
+
+from harness.apiserver.http import Server, bind, create_app, run_server, url, write_kubeconfig
+from harness.world.world import SIMULATORS, World
+
+KUBECTL = shutil.which("kubectl") or "/usr/bin/kubectl"
+KUBECTL_TIMEOUT = 60
+TABLE_ACCEPT = "application/json;as=Table;v=v1;g=meta.k8s.io,application/json"
+# Simulators that make kubectl behave as against a real cluster (namespaces finalize, pods go).
+WANTED_SIMULATORS = ("namespace", "garbage-collector", "crd-cleanup", "disruption", "kubelet", "scheduler")
+
+
+def available_simulators(names: tuple[str, ...] = WANTED_SIMULATORS) -> list[str]:
+    """The wanted simulators whose modules exist (others are still being written)."""
+    return [n for n in names if importlib.util.find_spec(SIMULATORS[n].partition(":")[0]) is not None]
+
+
+@dataclass
+class Served:
+    """A running server and what a test needs to reach it."""
+
+    world: World
+    app: Starlette
+    server: Server
+    port: int
+    base_url: str
+    token: str | None
+    kubeconfig: Path
+    cache_dir: Path
+
+    def http(self, headers: dict[str, str] | None = None, **kwargs: Any) -> httpx.Client:
+        """An HTTP client of the server (with the token, if any; ``headers`` add to or override it)."""
+        merged = {"Authorization": f"Bearer {self.token}"} if self.token else {}
+        merged.update(headers or {})
+        return httpx.Client(base_url=self.base_url, headers=merged, timeout=10.0, **kwargs)
+
+    def kubectl_command(self) -> list[str]:
+        """kubectl with this server's kubeconfig and its own discovery cache."""
+        return [KUBECTL, "--kubeconfig", str(self.kubeconfig), "--cache-dir", str(self.cache_dir)]
+
+    def kubectl(self, *args: str, stdin: str | None = None, check: bool = True) -> subprocess.CompletedProcess[str]:
+        """Run kubectl against this server, bounded by a timeout."""
+        command = [*self.kubectl_command(), *args]
+        result = subprocess.run(
+            command, input=stdin, capture_output=True, text=True, timeout=KUBECTL_TIMEOUT, check=False
+        )
+        if check and result.returncode != 0:
+            raise AssertionError(f"kubectl {' '.join(args)} failed ({result.returncode}):\n{result.stderr}")
+        return result
+
+    def kubectl_json(self, *args: str) -> Any:
+        return json.loads(self.kubectl(*args, "-o", "json").stdout)
+
+
+def serve(
+    tmp_path: Path,
+    *,
+    token: str | None = None,
+    prepare: Callable[[World], None] | None = None,
+    simulators: list[str] | None = None,
+    tick_seconds: float | None = None,
+    **world_options: Any,
+) -> tuple[Served, Callable[[], None]]:
+    """Start a server for a fresh world (``prepare`` runs before it serves); returns it and a stop function."""
+    world = World(simulators=available_simulators() if simulators is None else simulators, **world_options)
+    if prepare is not None:
+        prepare(world)
+    sock = bind("127.0.0.1", 0)
+    base = url("127.0.0.1", sock.getsockname()[1])
+    kubeconfig = write_kubeconfig(world.clusters, tmp_path / "kubeconfig", base_url=base, token=token)
+    app = create_app(world, token=token, tick_seconds=tick_seconds)
+    server, port = run_server(app, sock=sock, timeout=10.0)
+    served = Served(world, app, server, port, base, token, kubeconfig, tmp_path / "kube-cache")
+    return served, lambda: server.stop(10.0)
+
+
+def eventually(predicate: Callable[[], bool], timeout: float = 5.0) -> bool:
+    """Whether ``predicate`` becomes true within ``timeout`` wall seconds. Only for what another
+    thread (the server's) does on its own after a client hangs up; everything else is awaited by
+    its HTTP answer."""
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() > deadline:
+            return False
+        threading.Event().wait(0.02)
+    return True
+
+
+def serving(tmp_path: Path, **kwargs: Any) -> Iterator[Served]:
+    """For a fixture: yields a served world (see :func:`serve`), then stops the server and checks
+    that its thread ended."""
+    running, stop = serve(tmp_path, **kwargs)
+    try:
+        yield running
+    finally:
+        stop()
+        assert not running.server.thread or not running.server.thread.is_alive(), "server thread did not stop"

@@ -1,0 +1,161 @@
+"""Behaviour of the ReplicaSet controller simulator: replicas, replacement, scale-down order, adoption, status."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from harness.client import InProcessClient
+from harness.world.replicaset import ReplicaSetController
+from harness.world.world import World
+
+NS = "default"
+TEMPLATE = {"metadata": {"labels": {"app": "web"}},
+            "spec": {"containers": [{"name": "app", "image": "nginx"}], "terminationGracePeriodSeconds": 30}}
+
+
+def make_world(simulators: tuple[str, ...] = ("scheduler", "kubelet", "replicaset"),
+               nodes: tuple[str, ...] = ("n1", "n2")) -> tuple[World, InProcessClient]:
+    world = World(simulators=list(simulators))
+    client = world.client()
+    for name in nodes:
+        client.create({"apiVersion": "v1", "kind": "Node", "metadata": {"name": name}})
+    world.settle()
+    return world, client
+
+
+def make_rs(client: InProcessClient, replicas: int = 2, **spec: Any) -> dict[str, Any]:
+    return client.create({"apiVersion": "apps/v1", "kind": "ReplicaSet", "metadata": {"name": "web", "namespace": NS},
+                          "spec": {"replicas": replicas, "selector": {"matchLabels": {"app": "web"}},
+                                   "template": TEMPLATE, **spec}})
+
+
+def pods(client: InProcessClient) -> list[dict[str, Any]]:
+    return client.list("v1", "Pod", NS)["items"]
+
+
+def live(client: InProcessClient) -> list[dict[str, Any]]:
+    return [p for p in pods(client) if not p["metadata"].get("deletionTimestamp")]
+
+
+def rs_status(client: InProcessClient) -> dict[str, Any]:
+    return client.get("apps/v1", "ReplicaSet", "web", NS)["status"]
+
+
+def test_creates_replicas_from_the_template_owned_by_the_set() -> None:
+    world, client = make_world()
+    rs = make_rs(client, 3)
+    world.settle()
+    created = pods(client)
+    assert len(created) == 3
+    for pod in created:
+        meta = pod["metadata"]
+        assert meta["generateName"] == "web-" and meta["name"].startswith("web-")
+        assert meta["labels"] == {"app": "web"}
+        assert meta["ownerReferences"] == [{"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "web",
+                                            "uid": rs["metadata"]["uid"], "controller": True,
+                                            "blockOwnerDeletion": True}]
+    assert rs_status(client) == {"replicas": 3, "fullyLabeledReplicas": 3, "readyReplicas": 3,
+                                 "availableReplicas": 3, "observedGeneration": 1}
+
+
+def test_deleted_pod_is_replaced_while_it_is_still_terminating() -> None:
+    world, client = make_world()
+    make_rs(client, 2)
+    world.settle()
+    victim = pods(client)[0]["metadata"]["name"]
+    client.delete("v1", "Pod", victim, NS)
+    world.settle()
+    assert len(pods(client)) == 3  # the victim terminates for its grace period
+    assert len(live(client)) == 2 and victim not in {p["metadata"]["name"] for p in live(client)}
+    assert rs_status(client)["replicas"] == 2
+    world.advance(30)
+    assert len(pods(client)) == 2
+
+
+def test_evicted_pod_is_replaced() -> None:
+    world, client = make_world()
+    make_rs(client, 1)
+    world.settle()
+    victim = pods(client)[0]["metadata"]["name"]
+    client.evict(victim, NS)
+    world.advance(30)
+    remaining = pods(client)
+    assert len(remaining) == 1 and remaining[0]["metadata"]["name"] != victim
+    assert remaining[0]["status"]["phase"] == "Running"
+
+
+def test_scale_down_deletes_unscheduled_and_not_ready_pods_first() -> None:
+    world, client = make_world(simulators=("kubelet", "replicaset"))
+    make_rs(client, 3)
+    world.settle()
+    names = sorted(p["metadata"]["name"] for p in pods(client))
+    # Bind two by hand (no scheduler here); the third stays unscheduled; one bound pod is never Ready.
+    client.patch("v1", "Pod", names[0], {"metadata": {"annotations": {"harness.test/never-ready": "true"}}},
+                 namespace=NS)
+    client.bind(names[0], NS, "n1")
+    client.bind(names[1], NS, "n2")
+    world.settle()
+    client.patch("apps/v1", "ReplicaSet", "web", {"spec": {"replicas": 1}}, namespace=NS)
+    world.settle()
+    assert [p["metadata"]["name"] for p in live(client)] == [names[1]]
+
+
+def test_pod_deletion_cost_protects_a_pod() -> None:
+    world, client = make_world()
+    make_rs(client, 2)
+    world.settle()
+    keep = pods(client)[0]["metadata"]["name"]
+    cost = {"controller.kubernetes.io/pod-deletion-cost": "100"}
+    client.patch("v1", "Pod", keep, {"metadata": {"annotations": cost}}, namespace=NS)
+    client.patch("apps/v1", "ReplicaSet", "web", {"spec": {"replicas": 1}}, namespace=NS)
+    world.settle()
+    assert [p["metadata"]["name"] for p in live(client)] == [keep]
+
+
+def test_orphan_pods_matching_the_selector_are_adopted() -> None:
+    world, client = make_world()
+    client.create({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "stray", "namespace": NS,
+                                                                   "labels": {"app": "web"}},
+                   "spec": TEMPLATE["spec"]})
+    rs = make_rs(client, 2)
+    world.settle()
+    stray = client.get("v1", "Pod", "stray", NS)
+    assert stray["metadata"]["ownerReferences"][0]["uid"] == rs["metadata"]["uid"]
+    assert len(pods(client)) == 2
+
+
+def test_available_replicas_wait_for_min_ready_seconds() -> None:
+    world, client = make_world()
+    make_rs(client, 2, minReadySeconds=20)
+    world.settle()
+    assert rs_status(client)["readyReplicas"] == 2
+    assert "availableReplicas" not in rs_status(client)
+    world.advance(19)
+    assert "availableReplicas" not in rs_status(client)
+    world.advance(1)
+    assert rs_status(client)["availableReplicas"] == 2
+
+
+def test_deleting_replica_set_creates_nothing() -> None:
+    world, client = make_world()
+    make_rs(client, 2)
+    world.settle()
+    client.delete("apps/v1", "ReplicaSet", "web", NS, propagation_policy="Orphan")
+    client.delete("v1", "Pod", pods(client)[0]["metadata"]["name"], NS)
+    world.settle()
+    assert len(live(client)) == 1
+
+
+def test_failed_creation_sets_replica_failure() -> None:
+    world, client = make_world(simulators=("replicaset",))
+    client.create({"apiVersion": "apps/v1", "kind": "ReplicaSet", "metadata": {"name": "web", "namespace": NS},
+                   "spec": {"replicas": 1, "selector": {"matchLabels": {"app": "web"}},
+                            "template": {"metadata": {"labels": {"app": "web"}}, "spec": {"containers": []}}}})
+    world.settle()
+    (condition,) = rs_status(client)["conditions"]
+    assert (condition["type"], condition["status"], condition["reason"]) == ("ReplicaFailure", "True", "FailedCreate")
+
+
+def test_controller_is_registered_under_its_fixed_name() -> None:
+    world, _ = make_world(simulators=("replicaset",), nodes=())
+    assert isinstance(world.simulator("replicaset"), ReplicaSetController)
