@@ -6,6 +6,7 @@ Over HTTP the management cluster is served at the root and a workload cluster at
 
 from __future__ import annotations
 
+import base64
 from urllib.parse import urlparse
 
 import yaml
@@ -48,6 +49,7 @@ class ClusterSet:
         self._history = history
         self.base_url = IN_PROCESS_URL
         self.token: str | None = None
+        self.ca_pem: bytes | None = None  # the CA that signs the server certificate, when served over TLS
         self._clusters: dict[str, APIServer] = {}
         self.add(MANAGEMENT)
 
@@ -77,6 +79,12 @@ class ClusterSet:
     def url(self, cluster: str) -> str:
         return self.base_url.rstrip("/") + cluster_path(cluster)
 
+    def _cluster_entry(self, name: str) -> dict[str, str]:
+        entry = {"server": self.url(name)}
+        if self.ca_pem:
+            entry["certificate-authority-data"] = base64.b64encode(self.ca_pem).decode()
+        return entry
+
     def kubeconfig(self, clusters: list[str] | None = None, *, current: str = MANAGEMENT) -> str:
         """A kubeconfig with one context per cluster, named as the cluster (``management``,
         ``<namespace>/<name>``)."""
@@ -85,7 +93,7 @@ class ClusterSet:
         config = {
             "apiVersion": "v1",
             "kind": "Config",
-            "clusters": [{"name": n, "cluster": {"server": self.url(n)}} for n in names],
+            "clusters": [{"name": n, "cluster": self._cluster_entry(n)} for n in names],
             "users": [{"name": "lifecycle-tck", "user": user}],
             "contexts": [{"name": n, "context": {"cluster": n, "user": "lifecycle-tck"}} for n in names],
             "current-context": current if current in names else names[0],

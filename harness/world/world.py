@@ -104,6 +104,8 @@ class World:
         for controller in self.manager.controllers:
             controller.forget_watches(name)
         self.clusters.remove(name)
+        for hook in self._cluster_hooks:
+            hook(name)
 
     def _bookmarks(self) -> None:
         for server in self.clusters:
@@ -119,7 +121,8 @@ class World:
                 self._provisioner.enqueue(Request.of(item))
         self.settle()
 
-    def on_cluster_added(self, hook: Callable[[str], None]) -> None:
+    def on_clusters_changed(self, hook: Callable[[str], None]) -> None:
+        """Call ``hook(name)`` whenever a workload cluster comes or goes."""
         self._cluster_hooks.append(hook)
 
     def client(self, cluster: str = MANAGEMENT, user: str = "admin") -> InProcessClient:

@@ -42,10 +42,18 @@ class Server(uvicorn.Server):
     """A uvicorn server that reports when it has started, closes the app's watch streams as soon
     as it is asked to exit, and returns normally after SIGINT/SIGTERM (uvicorn would re-raise)."""
 
-    def __init__(self, app: Any, *, log_level: str = "warning", on_started: Callable[[], None] | None = None) -> None:
+    def __init__(
+        self,
+        app: Any,
+        *,
+        log_level: str = "warning",
+        on_started: Callable[[], None] | None = None,
+        tls: tuple[str, str] | None = None,
+    ) -> None:
+        certfile, keyfile = tls if tls is not None else (None, None)
         config = uvicorn.Config(
             app, log_level=log_level, lifespan="on", timeout_graceful_shutdown=GRACEFUL_SHUTDOWN_SECONDS,
-            access_log=log_level == "debug",
+            access_log=log_level == "debug", ssl_certfile=certfile, ssl_keyfile=keyfile,
         )
         super().__init__(config)
         self._app = app
@@ -97,6 +105,7 @@ def run_server(
     sock: socket.socket | None = None,
     timeout: float = STARTUP_TIMEOUT,
     log_level: str = "warning",
+    tls: tuple[str, str] | None = None,
 ) -> tuple[Server, int]:
     """Serve ``app`` from a background thread; returns once it accepts connections, with the
     port it is bound to. ``sock``: an already bound socket (see :func:`bind`) to serve instead of
@@ -105,7 +114,7 @@ def run_server(
     sock = sock if sock is not None else bind(host, port)
     actual_port = sock.getsockname()[1]
     started = threading.Event()
-    server = Server(app, log_level=log_level, on_started=started.set)
+    server = Server(app, log_level=log_level, on_started=started.set, tls=tls)
     server.port = actual_port
 
     def run() -> None:
@@ -130,6 +139,7 @@ def serve_forever(
     *,
     on_ready: Callable[[int], None] | None = None,
     log_level: str = "info",
+    tls: tuple[str, str] | None = None,
 ) -> None:
     """Serve ``app`` in this thread until SIGINT or SIGTERM, then shut down (open watches end)
     and return normally; ``on_ready(port)`` is called once the server accepts connections. A
@@ -137,7 +147,8 @@ def serve_forever(
     sock = bind(host, port)
     actual_port = sock.getsockname()[1]
     server = Server(
-        app, log_level=log_level, on_started=(lambda: on_ready(actual_port)) if on_ready is not None else None
+        app, log_level=log_level, on_started=(lambda: on_ready(actual_port)) if on_ready is not None else None,
+        tls=tls,
     )
     server.port = actual_port
     try:
@@ -146,10 +157,10 @@ def serve_forever(
         sock.close()
 
 
-def url(host: str, port: int) -> str:
+def url(host: str, port: int, *, tls: bool = False) -> str:
     """The base URL of a server bound to ``host:port``."""
     shown = "127.0.0.1" if host in ("0.0.0.0", "") else f"[{host}]" if ":" in host else host
-    return f"http://{shown}:{port}"
+    return f"{'https' if tls else 'http'}://{shown}:{port}"
 
 
 def write_kubeconfig(
