@@ -15,8 +15,8 @@ $(STAMP): pyproject.toml
 conformance: $(STAMP)  ## run the conformance suite against the reference implementation
 	$(BIN)/lifecycle-tck conformance
 
-test: $(STAMP)  ## run the unit tests, the real-client tests and the features
-	$(BIN)/python -m pytest -q tests features
+test: $(STAMP)  ## run the unit tests, the real-client tests and the features (in-process, then over HTTP)
+	$(BIN)/python -m pytest -q tests features && $(BIN)/python -m pytest -q features --transport http
 
 lint: $(STAMP)
 	$(BIN)/ruff check harness controllers features tests benchmarks conftest.py

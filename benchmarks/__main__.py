@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from benchmarks import apiserver
+from benchmarks import apiserver, http
 
 
 def main() -> None:
     apiserver.main()
+    http.main()
 
 
 if __name__ == "__main__":

@@ -35,6 +35,7 @@ STEP_DECORATORS = ("given", "when", "then")
 PLACEHOLDER = re.compile(r"<[^<>]+>")
 STEP_FIELD = re.compile(r"\{[^{}]*\}")
 VOCABULARY_LINE = re.compile(r"^- (Given|When|Then) (.+)$")
+SEED_IN_SOURCE = re.compile(r"seeds/(\d{3})_")
 
 
 # -- reading ------------------------------------------------------------------------------------------
@@ -226,6 +227,16 @@ def profile_problems(behaviors: list[dict[str, Any]], scenarios: list[Scenario])
     return problems
 
 
+def missing_seed_tags(behaviors: list[dict[str, Any]], scenarios: list[Scenario]) -> list[str]:
+    """A scenario carries ``@seed_NNN`` for every seed file its behaviors' sources name."""
+    seeds_of = {b["id"]: {f"seed_{n}" for n in SEED_IN_SOURCE.findall(str(b.get("source", "")))} for b in behaviors}
+    problems = []
+    for s in scenarios:
+        wanted = set().union(*(seeds_of.get(t, set()) for t in s.tags))
+        problems += [f"{s.where} {s.name!r}: no @{seed}" for seed in sorted(wanted - s.tags)]
+    return problems
+
+
 def non_identifier_tags(scenarios: list[Scenario]) -> list[str]:
     return [f"{s.where} {s.name!r}: @{t}" for s in scenarios for t in sorted(s.tags) if not t.isidentifier()]
 
@@ -307,6 +318,12 @@ def test_every_scenario_has_the_profile_of_its_behaviors(
     assert profile_problems(behaviors, scenarios) == []
 
 
+def test_scenarios_name_the_seeds_of_their_behaviors(
+    behaviors: list[dict[str, Any]], scenarios: list[Scenario]
+) -> None:
+    assert missing_seed_tags(behaviors, scenarios) == []
+
+
 def test_tags_are_python_identifiers(scenarios: list[Scenario]) -> None:
     assert non_identifier_tags(scenarios) == []
 
@@ -370,6 +387,16 @@ def test_checks_find_unknown_and_uncovered_behaviors_and_wrong_levels() -> None:
     assert len(level_mismatches(SAMPLE_BEHAVIORS, sample)) == 1
     assert profile_problems(SAMPLE_BEHAVIORS, sample) == []
     assert duplicate_ids(SAMPLE_BEHAVIORS + SAMPLE_BEHAVIORS[:1]) == ["X_ONE_001"]
+
+
+def test_checks_find_scenarios_without_the_seed_of_their_behavior() -> None:
+    sample = parse_feature(SAMPLE_FEATURE, "sample.feature")
+    seeded = [{**SAMPLE_BEHAVIORS[0], "source": "seeds/001_6948c2535bf9c9aa.txt phase 2"}]
+    assert missing_seed_tags(seeded, sample) == [
+        "sample.feature:8 'tagged well': no @seed_001",
+        "sample.feature:13 'level disagrees with its behavior': no @seed_001",
+    ]
+    assert missing_seed_tags(SAMPLE_BEHAVIORS, sample) == []
 
 
 def test_checks_find_scenarios_without_behavior_level_or_profile() -> None:

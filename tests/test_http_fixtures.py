@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import re
 import shutil
 import subprocess
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -35,14 +37,9 @@ def available_simulators(names: tuple[str, ...] = WANTED_SIMULATORS) -> list[str
     return [n for n in names if importlib.util.find_spec(SIMULATORS[n].partition(":")[0]) is not None]
 
 
-@dataclass
-class Served:
-    """A running server and what a test needs to reach it."""
+class Reachable:
+    """kubectl and httpx aimed at a server: ``base_url``, ``token``, ``kubeconfig`` and ``cache_dir``."""
 
-    world: World
-    app: Starlette
-    server: Server
-    port: int
     base_url: str
     token: str | None
     kubeconfig: Path
@@ -72,6 +69,20 @@ class Served:
         return json.loads(self.kubectl(*args, "-o", "json").stdout)
 
 
+@dataclass
+class Served(Reachable):
+    """A running server (in a thread of the test process) and what a test needs to reach it."""
+
+    world: World
+    app: Starlette
+    server: Server
+    port: int
+    base_url: str
+    token: str | None
+    kubeconfig: Path
+    cache_dir: Path
+
+
 def serve(
     tmp_path: Path,
     *,
@@ -96,8 +107,8 @@ def serve(
 
 def eventually(predicate: Callable[[], bool], timeout: float = 5.0) -> bool:
     """Whether ``predicate`` becomes true within ``timeout`` wall seconds. Only for what another
-    thread (the server's) does on its own after a client hangs up; everything else is awaited by
-    its HTTP answer."""
+    thread (the server's) or process (``serve``, kubectl, an operator) does on its own; everything
+    else is awaited by its HTTP answer."""
     deadline = time.monotonic() + timeout
     while not predicate():
         if time.monotonic() > deadline:
@@ -115,3 +126,49 @@ def serving(tmp_path: Path, **kwargs: Any) -> Iterator[Served]:
     finally:
         stop()
         assert not running.server.thread or not running.server.thread.is_alive(), "server thread did not stop"
+
+
+SERVE_START_TIMEOUT = 20.0
+SERVE_STOP_TIMEOUT = 15.0
+
+
+@dataclass
+class ServeProcess(Reachable):
+    """A ``python -m harness serve`` process (its own world, clock following wall time)."""
+
+    process: subprocess.Popen[bytes]
+    base_url: str
+    token: str | None
+    kubeconfig: Path
+    cache_dir: Path
+    log: Path
+
+    def advance(self, seconds: float) -> None:
+        """Move the served world's clock forward (``POST /harness/v1/clock/advance``)."""
+        with self.http() as http:
+            http.post("/harness/v1/clock/advance", json={"seconds": seconds}).raise_for_status()
+
+
+def serve_process(tmp_path: Path, *args: str) -> Iterator[ServeProcess]:
+    """For a fixture: starts ``python -m harness serve --port 0`` (plus ``args``) writing its
+    kubeconfig under ``tmp_path``, yields once it has printed where it serves, then stops it
+    (SIGTERM, killed if it does not exit in time). Its output goes to ``tmp_path/serve.log``."""
+    log = tmp_path / "serve.log"
+    kubeconfig = tmp_path / "serve-kubeconfig"
+    command = [sys.executable, "-m", "harness", "serve", "--port", "0", "--kubeconfig", str(kubeconfig), *args]
+    with log.open("wb") as sink:
+        process = subprocess.Popen(command, stdout=sink, stderr=subprocess.STDOUT)
+    try:
+        printed = eventually(lambda: "Kubeconfig:" in log.read_text() or process.poll() is not None,
+                             timeout=SERVE_START_TIMEOUT)
+        found = re.search(r"Serving the fake Kubernetes API at (\S+)", log.read_text())
+        if not printed or found is None or process.poll() is not None:
+            raise AssertionError(f"serve did not start:\n{log.read_text()}")
+        yield ServeProcess(process, found.group(1), None, kubeconfig, tmp_path / "kube-cache", log)
+    finally:
+        process.terminate()
+        try:
+            process.wait(SERVE_STOP_TIMEOUT)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(SERVE_STOP_TIMEOUT)

@@ -185,3 +185,16 @@ def test_restart_on_failure_job_fails_once_restarts_reach_the_limit() -> None:
                                 "containers": [{"name": "hook", "image": "busybox"}]}}}})
     world.advance(15)  # runs 5 s, back-off 10 s, restarts once
     assert condition(client, "Failed")["reason"] == "BackoffLimitExceeded"
+
+
+def test_work_queue_job_without_completions_is_complete_when_its_pods_are_done() -> None:
+    world, client = make_world()
+    job = make_job(client, duration="10s", parallelism=2)
+    assert job["spec"].get("completions") is None
+    world.settle()
+    assert status(client)["active"] == 2
+    world.advance(10)
+    final = status(client)
+    assert final["succeeded"] == 2 and "active" not in final
+    assert condition_types(client) == ["SuccessCriteriaMet", "Complete"]
+    assert len(job_pods(client)) == 2

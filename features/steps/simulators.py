@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pytest_bdd import given
+from pytest_bdd import given, when
 
 from features.steps.context import ScenarioContext, sentence
 
@@ -22,3 +22,9 @@ SIMULATORS = {
 def given_switched_off(ctx: ScenarioContext, simulator: str) -> None:
     assert simulator in SIMULATORS, f"the world's simulators are {sorted(SIMULATORS)}, not {simulator!r}"
     ctx.scene.set_enabled(SIMULATORS[simulator], False)
+
+
+@when(sentence("the {simulator} is switched on again"))
+def when_switched_on(ctx: ScenarioContext, simulator: str) -> None:
+    assert simulator in SIMULATORS, f"the world's simulators are {sorted(SIMULATORS)}, not {simulator!r}"
+    ctx.act(lambda: ctx.scene.set_enabled(SIMULATORS[simulator], True))

@@ -99,8 +99,10 @@ def _daemon_set(obj: dict[str, Any]) -> None:
 
 def _job(obj: dict[str, Any]) -> None:
     spec = obj.setdefault("spec", {})
+    # Completions default to 1 only when parallelism is unset too (a work-queue Job has none).
+    if spec.get("completions") is None and spec.get("parallelism") is None:
+        spec["completions"] = 1
     spec.setdefault("parallelism", 1)
-    spec.setdefault("completions", 1)
     spec.setdefault("backoffLimit", 6)
     spec.setdefault("completionMode", "NonIndexed")
     spec.setdefault("suspend", False)

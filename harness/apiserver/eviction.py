@@ -32,6 +32,7 @@ from typing import Any
 
 from harness.apiserver import builtins, errors, selectors
 from harness.apiserver.server import APIServer
+from harness.apiserver.store import clone
 
 # -- Eviction API facts (policy/v1, eviction.go) ------------------------------------------------------
 
@@ -181,14 +182,32 @@ def is_pod_ready(pod: dict[str, Any]) -> bool:
 def pdb_selects(pdb: dict[str, Any], labels: dict[str, str] | None) -> bool:
     """Whether a PDB's selector matches pod labels (policy/v1: nil selects nothing, ``{}`` everything,
     an unparseable selector nothing)."""
-    raw = (pdb.get("spec") or {}).get("selector")
-    if raw is None or not isinstance(raw, dict):
-        return False
-    try:
-        selector = selectors.label_selector_from_dict(raw)
-    except (ValueError, errors.StatusError, AttributeError, TypeError):
-        return False
+    selector = _pdb_selector(pdb)
     return selector is not None and selector.matches(labels or {})
+
+
+# Parsed PDB selectors by (uid, generation): a PDB's selector only changes with its spec.
+_SELECTORS: dict[tuple[str, int], selectors.LabelSelector | None] = {}
+_SELECTOR_CACHE_SIZE = 10_000
+
+
+def _pdb_selector(pdb: dict[str, Any]) -> selectors.LabelSelector | None:
+    meta = pdb.get("metadata") or {}
+    key = (meta.get("uid"), meta.get("generation"))
+    if key[0] and key[1] is not None and key in _SELECTORS:
+        return _SELECTORS[key]
+    raw = (pdb.get("spec") or {}).get("selector")
+    selector = None
+    if isinstance(raw, dict):
+        try:
+            selector = selectors.label_selector_from_dict(raw)
+        except (ValueError, errors.StatusError, AttributeError, TypeError):
+            selector = None  # an unparseable selector selects nothing
+    if key[0] and key[1] is not None:
+        if len(_SELECTORS) >= _SELECTOR_CACHE_SIZE:
+            _SELECTORS.clear()
+        _SELECTORS[key] = selector  # type: ignore[index]
+    return selector
 
 
 # -- the request --------------------------------------------------------------------------------------
@@ -285,8 +304,9 @@ def _still_processing(pdb_name: str) -> errors.StatusError:
 def _matching_pdbs(server: APIServer, pod: dict[str, Any]) -> list[dict[str, Any]]:
     namespace = pod["metadata"].get("namespace")
     labels = pod["metadata"].get("labels") or {}
-    items = server.list(builtins.POD_DISRUPTION_BUDGET, namespace)["items"]
-    return [pdb for pdb in items if pdb_selects(pdb, labels)]
+    # Match against the stored objects and copy only the matches (a namespace may hold many PDBs).
+    stored = server.store.items(server.skey(builtins.POD_DISRUPTION_BUDGET), namespace)
+    return [clone(pdb) for pdb in stored if pdb_selects(pdb, labels)]
 
 
 def _add_condition_and_delete(

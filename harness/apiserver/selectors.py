@@ -9,6 +9,8 @@ object's values are rendered.
 
 from __future__ import annotations
 
+import functools
+import json
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
@@ -416,6 +418,23 @@ _DICT_OPERATORS = {"In": IN, "NotIn": NOT_IN, "Exists": EXISTS, "DoesNotExist": 
 
 
 def label_selector_from_dict(selector: dict[str, Any] | None) -> LabelSelector | None:
+    """Convert a ``metav1.LabelSelector`` dict (see :func:`_selector_from_dict`); parsed selectors are
+    remembered, since the same PDB and workload selectors are matched against every pod."""
+    if selector is None:
+        return None
+    try:
+        key = json.dumps(selector, sort_keys=True)
+    except (TypeError, ValueError):
+        return _selector_from_dict(selector)
+    return _cached_selector(key)
+
+
+@functools.lru_cache(maxsize=4096)
+def _cached_selector(key: str) -> LabelSelector | None:
+    return _selector_from_dict(json.loads(key))
+
+
+def _selector_from_dict(selector: dict[str, Any] | None) -> LabelSelector | None:
     """Convert a ``metav1.LabelSelector`` dict, as ``metav1.LabelSelectorAsSelector`` does.
 
     None stays None (the caller decides: for PDBs it selects nothing); ``{}`` or a selector with no

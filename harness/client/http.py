@@ -7,7 +7,10 @@ watches on a background thread. A cluster that cannot be reached raises :class:`
 
 from __future__ import annotations
 
+import contextlib
 import json
+import socket
+import ssl
 import threading
 from collections import deque
 from collections.abc import Callable
@@ -21,6 +24,7 @@ from harness.apiserver.errors import StatusError, status
 from harness.client.interface import MERGE
 
 CLOCK_PATH = "/harness/v1/clock"
+AUDIT_ID_HEADER = "Audit-Id"
 
 
 def _raise_for(response: httpx.Response) -> None:
@@ -37,7 +41,8 @@ def _raise_for(response: httpx.Response) -> None:
 
 
 class HttpWatch:
-    """A watch read on a background thread; events queue until drained."""
+    """A watch read on a background thread; events queue until drained. ``audit_id`` is the
+    stream's ``Audit-Id`` response header once the server has answered (None before, or if absent)."""
 
     def __init__(self, client: httpx.Client, url: str, params: dict[str, str]) -> None:
         self._client = client
@@ -48,6 +53,7 @@ class HttpWatch:
         self._stopped = threading.Event()
         self._done = False
         self._response: httpx.Response | None = None
+        self.audit_id: str | None = None
         self._thread = threading.Thread(target=self._run, name=f"watch {url}", daemon=True)
         self._thread.start()
 
@@ -59,6 +65,9 @@ class HttpWatch:
         try:
             with self._client.stream("GET", self._url, params=self._params, timeout=None) as response:
                 self._response = response
+                self.audit_id = response.headers.get(AUDIT_ID_HEADER)
+                if self._stopped.is_set():
+                    return  # stopped while connecting: stop() found no response to shut down
                 if response.status_code >= 400:
                     response.read()
                     try:
@@ -92,11 +101,21 @@ class HttpWatch:
 
     def stop(self) -> None:
         self._stopped.set()
-        if self._response is not None:
-            try:
-                self._response.close()
-            except httpx.HTTPError:
-                pass
+        response = self._response
+        if response is None:
+            return
+        # Closing the response from this thread neither wakes the reader blocked on the socket nor
+        # tells the server; shutting the socket down does both (the reader then closes the response).
+        network = response.extensions.get("network_stream")
+        sock = network.get_extra_info("socket") if network is not None else None
+        if sock is not None:
+            with contextlib.suppress(OSError):
+                sock.shutdown(socket.SHUT_RDWR)
+            return
+        try:
+            response.close()
+        except httpx.HTTPError:
+            pass
 
 
 class HttpClient:
@@ -104,7 +123,7 @@ class HttpClient:
 
     def __init__(
         self, server: str, *, token: str | None = None, user: str = "admin", timeout: float = 30.0,
-        verify: bool | str = True,
+        verify: bool | str | ssl.SSLContext = True,
     ) -> None:
         self.server = server.rstrip("/")
         parsed = urlparse(self.server)

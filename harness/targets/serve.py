@@ -15,7 +15,8 @@ from pathlib import Path
 from harness.apiserver.http import create_app, serve_forever, url, write_kubeconfig
 from harness.apiserver.http.certificates import issue_server_certificate, make_ca
 from harness.world.fixtures import FixtureError, apply_documents, read_documents
-from harness.world.world import SIMULATORS, World
+from controllers.registry import CONTROLLERS
+from harness.world.world import MANAGEMENT_SIMULATORS, SIMULATORS, World
 
 # How often the served world runs its due work between requests (timers, kubelet, ...).
 TICK_SECONDS = 0.05
@@ -26,8 +27,8 @@ class UsageError(ValueError):
 
 
 def controller_names(spec: str) -> list[str]:
-    """The simulators and controllers that ``--controllers`` names (``all``, ``none`` or a list)."""
-    known = list(SIMULATORS)
+    """The simulators and reference controllers that ``--controllers`` names (``all``, ``none`` or a list)."""
+    known = list(SIMULATORS) + list(MANAGEMENT_SIMULATORS) + list(CONTROLLERS)
     if spec == "all":
         return known
     if spec == "none":
@@ -70,7 +71,8 @@ def serve(
     except UsageError as err:
         print(f"lifecycle-tck serve: {err}", file=sys.stderr)
         return 2
-    world = World(simulators=names, start=time.time(), follow_wall_time=True)
+    world = World(simulators=[n for n in names if n not in CONTROLLERS],
+                  controllers=[n for n in names if n in CONTROLLERS], start=time.time(), follow_wall_time=True)
     if fixtures:
         try:
             apply_documents(world.client(), read_documents(fixtures))

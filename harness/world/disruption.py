@@ -174,19 +174,114 @@ class DisruptionController(Controller):
         super().__init__()
         self.client = client
         self.recorder = EventRecorder(client, COMPONENT)
-        # Last labels seen per pod, so a relabelled pod also wakes the PDBs it used to match.
-        self._pod_labels: dict[tuple[str, str], dict[str, str]] = {}
+        # An informer's cache, kept from this controller's own watches: the PDBs and pods of each
+        # namespace, and which pods each PDB selects, so neither mapping an event nor syncing a
+        # PDB lists or scans a namespace.
+        self._pdb_cache: dict[str, dict[str, dict[str, Any]]] = {}
+        self._pod_cache: dict[str, dict[str, dict[str, Any]]] = {}
+        self._members: dict[tuple[str, str], set[str]] = {}
+        self._selected_by: dict[tuple[str, str], set[str]] = {}
+        # PDBs by one (key, value) of their matchLabels, so a pod is only checked against the PDBs
+        # that could select it; PDBs without matchLabels are checked against every pod.
+        self._anchored: dict[str, dict[tuple[str, str], set[str]]] = {}
+        self._unanchored: dict[str, set[str]] = {}
 
     def setup(self) -> None:
-        self.watch(self.client, PDB_API_VERSION, PDB_KIND)
+        self.watch(self.client, PDB_API_VERSION, PDB_KIND, self._remember_pdb)
         self.watch(self.client, "v1", "Pod", self._pdbs_for_pod)
         for kind in ("ReplicaSet", "Deployment", "StatefulSet"):
             self.watch(self.client, APPS_V1, kind, self._pdbs_in_namespace)
 
     # -- event mapping ------------------------------------------------------------------------------
 
+    def _remember_pdb(self, event: str, pdb: dict[str, Any]) -> Iterable[Request]:
+        meta = _meta(pdb)
+        namespace, name = meta.get("namespace") or "", meta.get("name", "")
+        cached = self._pdb_cache.setdefault(namespace, {})
+        previous = cached.get(name)
+        if previous is not None:
+            self._unanchor(namespace, name, previous)
+        if event == "DELETED":
+            cached.pop(name, None)
+            for pod in self._members.pop((namespace, name), set()):
+                self._selected_by.get((namespace, pod), set()).discard(name)
+        else:
+            cached[name] = pdb
+            self._anchor(namespace, name, pdb)
+            old_selector = (previous.get("spec") or {}).get("selector") if previous is not None else None
+            if previous is None or old_selector != (pdb.get("spec") or {}).get("selector"):
+                self._reindex_pdb(namespace, name, pdb)
+        return (Request(namespace, name),)
+
+    @staticmethod
+    def _anchor_of(pdb: dict[str, Any]) -> tuple[str, str] | None:
+        selector = (pdb.get("spec") or {}).get("selector")
+        labels = selector.get("matchLabels") if isinstance(selector, dict) else None
+        if isinstance(labels, dict) and labels:
+            key = min(labels)
+            return (str(key), str(labels[key]))
+        return None
+
+    def _anchor(self, namespace: str, name: str, pdb: dict[str, Any]) -> None:
+        anchor = self._anchor_of(pdb)
+        if anchor is None:
+            self._unanchored.setdefault(namespace, set()).add(name)
+        else:
+            self._anchored.setdefault(namespace, {}).setdefault(anchor, set()).add(name)
+
+    def _unanchor(self, namespace: str, name: str, pdb: dict[str, Any]) -> None:
+        anchor = self._anchor_of(pdb)
+        if anchor is None:
+            self._unanchored.get(namespace, set()).discard(name)
+        else:
+            self._anchored.get(namespace, {}).get(anchor, set()).discard(name)
+
+    def _candidates(self, namespace: str, labels: dict[str, str]) -> set[str]:
+        """The PDBs of a namespace that could select a pod with ``labels``."""
+        anchored = self._anchored.get(namespace, {})
+        out = set(self._unanchored.get(namespace, set()))
+        for item in labels.items():
+            out |= anchored.get(item, set())
+        return out
+
+    def _reindex_pdb(self, namespace: str, name: str, pdb: dict[str, Any]) -> None:
+        """Recompute which cached pods a (new or re-selected) PDB selects."""
+        for pod in self._members.get((namespace, name), set()):
+            self._selected_by.get((namespace, pod), set()).discard(name)
+        members = {pod_name for pod_name, pod in self._pod_cache.get(namespace, {}).items()
+                   if pdb_selects(pdb, _meta(pod).get("labels"))}
+        self._members[(namespace, name)] = members
+        for pod in members:
+            self._selected_by.setdefault((namespace, pod), set()).add(name)
+
+    def _remember_pod(self, event: str, pod: dict[str, Any]) -> tuple[set[str], set[str]]:
+        """Update the pod cache; returns the names of the PDBs selecting the pod before and now."""
+        meta = _meta(pod)
+        namespace, name = meta.get("namespace") or "", meta.get("name", "")
+        before = set(self._selected_by.get((namespace, name), set()))
+        pods = self._pod_cache.setdefault(namespace, {})
+        if event == "DELETED":
+            pods.pop(name, None)
+            now: set[str] = set()
+        else:
+            pods[name] = pod
+            labels = meta.get("labels") or {}
+            pdbs = self._pdb_cache.get(namespace, {})
+            now = {pdb_name for pdb_name in self._candidates(namespace, labels)
+                   if pdb_name in pdbs and pdb_selects(pdbs[pdb_name], labels)}
+        for pdb_name in before - now:
+            self._members.get((namespace, pdb_name), set()).discard(name)
+        for pdb_name in now - before:
+            self._members.setdefault((namespace, pdb_name), set()).add(name)
+        if now:
+            self._selected_by[(namespace, name)] = now
+        else:
+            self._selected_by.pop((namespace, name), None)
+        return before, now
+
     def _pdbs(self, namespace: str) -> list[dict[str, Any]]:
-        return list(self.client.list(PDB_API_VERSION, PDB_KIND, namespace)["items"])
+        cached = self._pdb_cache.get(namespace, {})
+        return [cached[name] for name in sorted(cached)]
 
     def _pdbs_in_namespace(self, _event: str, obj: dict[str, Any]) -> Iterable[Request]:
         namespace = _meta(obj).get("namespace") or ""
@@ -195,21 +290,12 @@ class DisruptionController(Controller):
     def _pdbs_for_pod(self, event: str, pod: dict[str, Any]) -> Iterable[Request]:
         meta = _meta(pod)
         namespace = meta.get("namespace") or ""
-        key = (namespace, meta.get("name", ""))
-        labels = dict(meta.get("labels") or {})
-        before = self._pod_labels.pop(key, None) if event == "DELETED" else self._pod_labels.get(key)
-        if event != "DELETED":
-            self._pod_labels[key] = labels
-        pdbs = self._pdbs(namespace)
-        if not pdbs:
-            return []
-        matching = [pdb for pdb in pdbs if pdb_selects(pdb, labels)]
-        if len(matching) > 1 and self.enabled:
+        before, now = self._remember_pod(event, pod)
+        if len(now) > 1 and self.enabled and event != "DELETED":
             self.recorder.event(pod, WARNING, MULTIPLE_PDBS,
-                                MULTIPLE_PDBS_MSG.format(namespace, key[1], _meta(matching[0])["name"]))
-        if before is not None and before != labels:
-            matching += [pdb for pdb in pdbs if pdb_selects(pdb, before) and pdb not in matching]
-        return [Request(namespace, _meta(pdb)["name"]) for pdb in matching]
+                                MULTIPLE_PDBS_MSG.format(namespace, meta.get("name", ""), min(now)))
+        # A relabelled pod also wakes the PDBs it used to match.
+        return [Request(namespace, name) for name in sorted(now | before)]
 
     # -- sync ---------------------------------------------------------------------------------------
 
@@ -240,8 +326,9 @@ class DisruptionController(Controller):
             raise SyncError(str(err)) from None
         pods: list[dict[str, Any]] = []
         if selector is not None:
-            listed = self.client.list("v1", "Pod", namespace, label_selector=str(selector) or None)
-            pods = [p for p in listed["items"] if selector.matches(_meta(p).get("labels") or {})]
+            cached = self._pod_cache.get(namespace, {})
+            members = self._members.get((namespace, _meta(pdb)["name"]), set())
+            pods = [cached[name] for name in sorted(members) if name in cached]
         if not pods:
             self.recorder.event(pdb, NORMAL, NO_PODS, NO_PODS_MSG)
         try:

@@ -257,9 +257,11 @@ class JobController(Controller):
         return True
 
     def backoff(self, uid: str) -> tuple[int, float | None]:
+        """The Job's pod failure back-off record: failures since the last success, last failure time."""
         return self._backoff.get(uid, (0, None))
 
     def set_backoff(self, uid: str, record: tuple[int, float | None]) -> None:
+        """Keep the back-off record (only once the status that counts those failures is written)."""
         self._backoff[uid] = record
 
 

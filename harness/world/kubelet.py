@@ -241,6 +241,7 @@ class Kubelet(Controller):
         # Exact container start and restart instants (status timestamps are truncated to seconds).
         self._started: dict[str, float] = {}
         self._restart_at: dict[str, float] = {}
+        self._wakeups: dict[float, set[PodKey]] = {}
         self._node_ips: dict[str, str] = {}
         self._next_pod_ip = 0
 
@@ -306,7 +307,25 @@ class Kubelet(Controller):
         if not request.namespace:
             self._sync_node(request.name)
             return None
-        return self._sync_pod((request.namespace, request.name))
+        result = self._sync_pod((request.namespace, request.name))
+        if result is not None and result.requeue_after > 0:
+            self._wake_at((request.namespace, request.name), self.now() + result.requeue_after)
+        return None
+
+    def _wake_at(self, key: PodKey, due: float) -> None:
+        """Look at the pod again at ``due``. Pods due at the same instant share one timer, so they are
+        handled together (thousands of pods ending their grace period at once are one batch, and
+        the controllers that watch them see the batch, not one pod at a time)."""
+        assert self.manager is not None
+        bucket = self._wakeups.get(due)
+        if bucket is None:
+            bucket = self._wakeups[due] = set()
+            self.manager.scheduler.call_at(due, lambda: self._wake(due))
+        bucket.add(key)
+
+    def _wake(self, due: float) -> None:
+        for key in sorted(self._wakeups.pop(due, ())):
+            self.enqueue(Request(*key))
 
     # -- nodes -------------------------------------------------------------------------------------
 

@@ -14,12 +14,13 @@ the ``ReplicaFailure`` condition. Knob: ``record_events`` (default True), ``enab
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any
 
 from harness.apiserver.selectors import LabelSelector, label_selector_from_dict
 from harness.client import NORMAL, WARNING, ApiError, Client, Controller, EventRecorder, Request, Result
 from harness.clock import parse_rfc3339, rfc3339
-from harness.world.kubelet import PENDING, POD_READY, RUNNING, pod_condition, pod_is_ready, pod_is_terminal
+from harness.world.kubelet import PENDING, POD_READY, RUNNING, pod_condition, pod_is_terminal
 
 API_VERSION = "apps/v1"
 KIND = "ReplicaSet"
@@ -86,6 +87,19 @@ def pod_from_template(owner: dict[str, Any], template: dict[str, Any]) -> dict[s
     return {"apiVersion": "v1", "kind": "Pod", "metadata": pod_meta, "spec": dict(template.get("spec") or {})}
 
 
+@dataclass(slots=True)
+class _PodFacts:
+    """What the controller needs of a pod, worked out once per watch event rather than per sync."""
+
+    active: bool
+    ready_since: float | None
+    labels: dict[str, str]
+    # Whether the labels match the controlling ReplicaSet's (immutable) selector; None until known.
+    matches: bool | None = None
+    # The pod's own part of its scale-down rank, worked out when first needed.
+    rank: tuple[Any, ...] | None = None
+
+
 class ReplicaSetController(Controller):
     """Reconciles ReplicaSets: pod count, adoption and status."""
 
@@ -97,7 +111,9 @@ class ReplicaSetController(Controller):
         self.record_events = True
         self.events = EventRecorder(client, COMPONENT)
         self._sets: dict[PodKey, dict[str, Any]] = {}
+        self._selectors: dict[str, LabelSelector | None] = {}
         self._pods: dict[PodKey, dict[str, Any]] = {}
+        self._facts: dict[PodKey, _PodFacts] = {}
         # Pods by their controller's uid, and pods without a controller, per namespace.
         self._owned: dict[str, set[PodKey]] = {}
         self._orphans: dict[str, set[PodKey]] = {}
@@ -109,11 +125,14 @@ class ReplicaSetController(Controller):
     # -- caches ------------------------------------------------------------------------------------
 
     def _on_set(self, event: str, rs: dict[str, Any]) -> Iterable[Request]:
-        key = (rs["metadata"].get("namespace") or "", rs["metadata"]["name"])
+        meta = rs["metadata"]
+        key = (meta.get("namespace") or "", meta["name"])
         if event == "DELETED":
             self._sets.pop(key, None)
+            self._selectors.pop(meta.get("uid", ""), None)
         else:
             self._sets[key] = rs
+            self._selectors[meta["uid"]] = self._parse_selector(rs)
         return (Request(*key),)
 
     def _index(self, key: PodKey, pod: dict[str, Any] | None, add: bool) -> None:
@@ -133,9 +152,17 @@ class ReplicaSetController(Controller):
         self._index(key, old, add=False)
         if event == "DELETED":
             self._pods.pop(key, None)
+            self._facts.pop(key, None)
         else:
             self._pods[key] = pod
             self._index(key, pod, add=True)
+            labels = meta.get("labels") or {}
+            facts = _PodFacts(is_pod_active(pod), pod_ready_since(pod), labels)
+            ref = controller_ref(pod)
+            selector = self._selectors.get(ref["uid"]) if ref else None
+            if selector is not None:
+                facts.matches = selector.matches(labels)
+            self._facts[key] = facts
         requests = []
         for obj in (old, pod):
             ref = controller_ref(obj) if obj is not None else None
@@ -144,13 +171,13 @@ class ReplicaSetController(Controller):
         if controller_ref(pod) is None and event != "DELETED":
             labels = meta.get("labels") or {}
             for rs_key, rs in self._sets.items():
-                selector = self._selector(rs)
+                selector = self._selectors.get(rs["metadata"]["uid"])
                 if rs_key[0] == key[0] and selector is not None and not selector.empty and selector.matches(labels):
                     requests.append(Request(*rs_key))
         return requests
 
     @staticmethod
-    def _selector(rs: dict[str, Any]) -> LabelSelector | None:
+    def _parse_selector(rs: dict[str, Any]) -> LabelSelector | None:
         try:
             return label_selector_from_dict((rs.get("spec") or {}).get("selector") or {})
         except ValueError:
@@ -162,28 +189,31 @@ class ReplicaSetController(Controller):
         rs = self._sets.get((request.namespace, request.name))
         if rs is None:
             return None
-        selector = self._selector(rs)
+        selector = self._selectors.get(rs["metadata"]["uid"])
         if selector is None or selector.empty:
             return None  # upstream refuses an empty selector: it would adopt every pod
-        pods = self._claim(rs, selector)
-        active = [p for p in pods if is_pod_active(p)]
+        claimed = self._claim(rs, selector)
+        active = [k for k in claimed if self._facts[k].active]
         failure: str | None = None
         if not rs["metadata"].get("deletionTimestamp"):
             failure = self._manage(rs, active)
         return self._write_status(rs, active, failure)
 
-    def _claim(self, rs: dict[str, Any], selector: LabelSelector) -> list[dict[str, Any]]:
-        """Owned pods that still match, plus adopted orphans; owned pods that stopped matching are
-        released (``PodControllerRefManager.ClaimPods``)."""
+    def _claim(self, rs: dict[str, Any], selector: LabelSelector) -> list[PodKey]:
+        """Keys of owned pods that still match, plus adopted orphans; owned pods that stopped
+        matching are released (``PodControllerRefManager.ClaimPods``)."""
         meta = rs["metadata"]
         namespace = meta.get("namespace") or ""
         deleting = bool(meta.get("deletionTimestamp"))
         out = []
-        for key in sorted(self._owned.get(meta["uid"], ())):
-            pod = self._pods[key]
-            if selector.matches(pod["metadata"].get("labels") or {}):
-                out.append(pod)
+        for key in list(self._owned.get(meta["uid"], ())):
+            facts = self._facts[key]
+            if facts.matches is None:
+                facts.matches = selector.matches(facts.labels)
+            if facts.matches:
+                out.append(key)
             elif not deleting:
+                pod = self._pods[key]
                 self._set_owner_refs(pod, [r for r in pod["metadata"].get("ownerReferences") or []
                                            if r.get("uid") != meta["uid"]])
         if deleting:
@@ -196,7 +226,8 @@ class ReplicaSetController(Controller):
                    "controller": True, "blockOwnerDeletion": True}
             adopted = self._set_owner_refs(pod, list(pod["metadata"].get("ownerReferences") or []) + [ref])
             if adopted is not None:
-                out.append(adopted)
+                self._on_pod("MODIFIED", adopted)
+                out.append(key)
         return out
 
     def _set_owner_refs(self, pod: dict[str, Any], refs: list[dict[str, Any]]) -> dict[str, Any] | None:
@@ -209,7 +240,7 @@ class ReplicaSetController(Controller):
                 return None  # gone or changed: the next event brings it back
             raise
 
-    def _manage(self, rs: dict[str, Any], active: list[dict[str, Any]]) -> str | None:
+    def _manage(self, rs: dict[str, Any], active: list[PodKey]) -> str | None:
         """Create or delete pods toward ``spec.replicas``; the error message of a failed create."""
         want = int((rs.get("spec") or {}).get("replicas", 1) or 0)
         diff = len(active) - want
@@ -228,7 +259,8 @@ class ReplicaSetController(Controller):
                     message = CREATED_POD_MESSAGE.format(name=pod["metadata"]["name"])
                     self.events.event(rs, NORMAL, SUCCESSFUL_CREATE, message)
         elif diff > 0:
-            for pod in self._deletion_order(active)[: min(diff, BURST_REPLICAS)]:
+            doomed = self._deletion_order([self._pods[k] for k in active])[: min(diff, BURST_REPLICAS)]
+            for pod in doomed:
                 meta = pod["metadata"]
                 try:
                     self.client.delete("v1", "Pod", meta["name"], meta.get("namespace"))
@@ -250,47 +282,47 @@ class ReplicaSetController(Controller):
             per_node[node] = per_node.get(node, 0) + 1
         phase_rank = {PENDING: 0, "Unknown": 1, RUNNING: 2}
 
-        def rank(pod: dict[str, Any]) -> tuple[Any, ...]:
+        def own_rank(pod: dict[str, Any], facts: _PodFacts) -> tuple[Any, ...]:
             meta, status = pod["metadata"], pod.get("status") or {}
-            node = pod["spec"].get("nodeName") or ""
             try:
                 cost = int((meta.get("annotations") or {}).get(POD_DELETION_COST_ANNOTATION, "0"))
             except ValueError:
                 cost = 0
-            ready = pod_ready_since(pod)
+            ready = facts.ready_since
             restarts = max((int(c.get("restartCount") or 0) for c in status.get("containerStatuses") or []), default=0)
-            created = parse_rfc3339(meta["creationTimestamp"]) if meta.get("creationTimestamp") else 0.0
-            return (
-                1 if node else 0,
-                phase_rank.get(status.get("phase", PENDING), 0),
-                0 if ready is None else 1,
-                cost,
-                -per_node.get(node, 0) if node else 0,
-                -(ready or 0.0),
-                -restarts,
-                -created,
-                meta["name"],
-            )
+            created = -parse_rfc3339(meta["creationTimestamp"]) if meta.get("creationTimestamp") else 0.0
+            return (phase_rank.get(status.get("phase", PENDING), 0), 0 if ready is None else 1, cost,
+                    -(ready or 0.0), -restarts, created, meta["name"])
+
+        def rank(pod: dict[str, Any]) -> tuple[Any, ...]:
+            meta = pod["metadata"]
+            facts = self._facts[(meta.get("namespace") or "", meta["name"])]
+            if facts.rank is None:
+                facts.rank = own_rank(pod, facts)
+            phase, ready, cost, ready_since, restarts, created, name = facts.rank
+            node = pod["spec"].get("nodeName") or ""
+            doubled_up = -per_node.get(node, 0) if node else 0
+            return (1 if node else 0, phase, ready, cost, doubled_up, ready_since, restarts, created, name)
 
         return sorted(pods, key=rank)
 
-    def _write_status(self, rs: dict[str, Any], active: list[dict[str, Any]], failure: str | None) -> Result | None:
+    def _write_status(self, rs: dict[str, Any], active: list[PodKey], failure: str | None) -> Result | None:
         spec = rs.get("spec") or {}
         min_ready = float(spec.get("minReadySeconds") or 0)
         now = self.now()
-        template_labels = ((spec.get("template") or {}).get("metadata") or {}).get("labels") or {}
-        ready = [p for p in active if pod_is_ready(p)]
-        available = [p for p in ready if is_pod_available(p, min_ready, now)]
-        fully_labeled = [p for p in active if all((p["metadata"].get("labels") or {}).get(k) == v
-                                                  for k, v in template_labels.items())]
+        template_labels = list((((spec.get("template") or {}).get("metadata") or {}).get("labels") or {}).items())
+        facts = [self._facts[k] for k in active]
+        ready_since = [f.ready_since for f in facts if f.ready_since is not None]
+        available = sum(1 for since in ready_since if min_ready <= 0 or since + min_ready <= now)
+        fully_labeled = sum(1 for f in facts if all(f.labels.get(k) == v for k, v in template_labels))
         old = rs.get("status") or {}
         status: dict[str, Any] = {"replicas": len(active)}
         if fully_labeled:
-            status["fullyLabeledReplicas"] = len(fully_labeled)
-        if ready:
-            status["readyReplicas"] = len(ready)
+            status["fullyLabeledReplicas"] = fully_labeled
+        if ready_since:
+            status["readyReplicas"] = len(ready_since)
         if available:
-            status["availableReplicas"] = len(available)
+            status["availableReplicas"] = available
         status["observedGeneration"] = rs["metadata"].get("generation", 1)
         conditions = [c for c in old.get("conditions") or [] if c.get("type") != REPLICA_FAILURE]
         if failure is not None:
@@ -313,6 +345,6 @@ class ReplicaSetController(Controller):
         if failure is not None:
             return Result(requeue=True)  # retry the creation with back-off
         # Come back when the next Ready pod becomes available.
-        waits = [since + min_ready - now for p in ready if (since := pod_ready_since(p)) is not None
-                 and since + min_ready > now]
+        waits = [since + min_ready - now for since in ready_since if since + min_ready > now]
         return Result(requeue_after=min(waits)) if waits else None
+

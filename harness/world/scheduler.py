@@ -17,6 +17,7 @@ controller), ``record_events`` (default True).
 from __future__ import annotations
 
 import json
+from collections import defaultdict
 from collections.abc import Iterable
 from typing import Any
 
@@ -171,7 +172,7 @@ class Scheduler(Controller):
         self._unscheduled: set[PodKey] = set()
         # Pods per node (not terminal), for the least-loaded choice.
         self._assigned: dict[PodKey, str] = {}
-        self._load: dict[str, int] = {}
+        self._load: defaultdict[str, int] = defaultdict(int)
         # Feasible node names per scheduling signature, cleared whenever a node changes.
         self._feasible: dict[str, tuple[list[str], dict[str, int]]] = {}
 
@@ -198,10 +199,10 @@ class Scheduler(Controller):
         previous = self._assigned.get(key)
         if previous is not None and (not counted or previous != node):
             del self._assigned[key]
-            self._load[previous] = self._load.get(previous, 1) - 1
+            self._load[previous] -= 1
         if counted and previous != node:
             self._assigned[key] = node
-            self._load[node] = self._load.get(node, 0) + 1
+            self._load[node] += 1
         if event == "DELETED":
             self._pods.pop(key, None)
             self._unscheduled.discard(key)
@@ -238,7 +239,7 @@ class Scheduler(Controller):
         if not feasible:
             self._unschedulable(pod, fit_error_message(len(self._nodes), reasons))
             return None
-        node = min(feasible, key=lambda n: self._load.get(n, 0))
+        node = min(feasible, key=self._load.__getitem__)  # feasible is sorted: ties go to the first name
         try:
             self.client.bind(request.name, request.namespace, node)
         except ApiError as err:
@@ -247,7 +248,7 @@ class Scheduler(Controller):
             raise
         # Count it now: the next pod of this batch must see the new load before the event arrives.
         self._assigned[key] = node
-        self._load[node] = self._load.get(node, 0) + 1
+        self._load[node] += 1
         self._unscheduled.discard(key)
         if self.record_events:
             self.events.event(pod, NORMAL, SCHEDULED, SCHEDULED_MESSAGE.format(

@@ -12,6 +12,8 @@ import importlib
 from collections.abc import Callable
 from typing import Any
 
+from controllers.registry import CONTROLLERS, admission_plugins
+from controllers.registry import load as load_controller
 from harness.apiserver.audit import AuditLog
 from harness.apiserver.clusters import MANAGEMENT, ClusterSet
 from harness.apiserver.server import APIServer
@@ -31,6 +33,13 @@ SIMULATORS: dict[str, str] = {
     "replicaset": "harness.world.replicaset:ReplicaSetController",
     "job": "harness.world.job:JobController",
     "csi-attacher": "harness.world.csi_attacher:CSIAttacher",
+}
+
+# Simulators that only the management cluster runs (they serve Cluster API kinds); same form as SIMULATORS.
+MANAGEMENT_SIMULATORS: dict[str, str] = {
+    "fake-infrastructure": "harness.world.providers.infrastructure:FakeInfrastructureProvider",
+    "fake-bootstrap": "harness.world.providers.bootstrap:FakeBootstrapProvider",
+    "kubeadm-control-plane": "harness.world.providers.controlplane:KubeadmControlPlaneController",
 }
 
 SYSTEM_USER = "system:serviceaccount:kube-system:{}"
@@ -55,13 +64,17 @@ class World:
         audit: bool = True,
         history: int | None = None,
         crds: bool = True,
+        controllers: list[str] | None = None,
     ) -> None:
         self.clock = VirtualClock(start, follow_wall_time=follow_wall_time)
         self.scheduler = Scheduler(self.clock)
         self.audit = AuditLog(enabled=audit)
         self.clusters = ClusterSet(self.clock, audit=self.audit, history=history)
         self.manager = Manager(self.scheduler)
-        self.simulator_names = list(SIMULATORS) if simulators is None else list(simulators)
+        everything = list(SIMULATORS) + list(MANAGEMENT_SIMULATORS)
+        self.simulator_names = everything if simulators is None else list(simulators)
+        self.controller_names = list(CONTROLLERS) if controllers is None else list(controllers)
+        self._controllers: dict[str, Controller] = {}
         self._simulators: dict[tuple[str, str], Controller] = {}
         self._cluster_hooks: list[Callable[[str], None]] = []
         self._install_simulators(MANAGEMENT)
@@ -76,6 +89,7 @@ class World:
                 kubeconfig=lambda name: self.clusters.kubeconfig([name], current=name),
             )
             self.manager.add(self._provisioner)
+            self._install_management()
 
     # -- clusters ----------------------------------------------------------------------------------
 
@@ -132,21 +146,41 @@ class World:
     # -- controllers -------------------------------------------------------------------------------
 
     def _install_simulators(self, cluster: str) -> None:
-        for name in self.simulator_names:
+        for name in [n for n in self.simulator_names if n in SIMULATORS]:
             factory = _load(SIMULATORS[name])
             controller = factory(self.client(cluster, SYSTEM_USER.format(name)))
             self._simulators[(cluster, name)] = controller
             self.manager.add(controller)
+
+    def _install_management(self) -> None:
+        """What needs the Cluster API kinds: their webhooks, the management-only simulators and the
+        reference controllers (all in-process, on the management cluster)."""
+        for group, kind, plugin in admission_plugins():
+            self.management.add_admission(group, kind, plugin)
+        for name in [n for n in self.simulator_names if n in MANAGEMENT_SIMULATORS]:
+            controller = _load(MANAGEMENT_SIMULATORS[name])(self.client(MANAGEMENT, SYSTEM_USER.format(name)))
+            self._simulators[(MANAGEMENT, name)] = controller
+            self.manager.add(controller)
+        for name in self.controller_names:
+            controller = load_controller(name)(self.client(MANAGEMENT, SYSTEM_USER.format(name)))
+            self._controllers[name] = controller
+            self.manager.add(controller)
+
+    def controller(self, name: str) -> Any:
+        """The reference controller ``name`` running in this world."""
+        return self._controllers[name]
 
     def simulator(self, name: str, cluster: str = MANAGEMENT) -> Any:
         """The simulator ``name`` of ``cluster``, to read or set its knobs."""
         return self._simulators[(cluster, name)]
 
     def set_enabled(self, name: str, enabled: bool, cluster: str | None = None) -> None:
-        """Switch a simulator off (its events wait) or on again, in one cluster or all."""
+        """Switch a simulator or reference controller off (its events wait) or on again, in one cluster or all."""
         for (c, n), controller in self._simulators.items():
             if n == name and (cluster is None or c == cluster):
                 controller.enabled = enabled
+        if name in self._controllers and cluster in (None, MANAGEMENT):
+            self._controllers[name].enabled = enabled
 
     def add_controller(self, controller: Controller) -> Controller:
         """Run a controller (a reference controller or a test's own) in this world."""

@@ -1,10 +1,29 @@
-"""The admin API under ``/harness/v1/``: read and move the world's clock, read the audit trail.
+"""The admin API under ``/harness/v1/``: the world's clock, audit trail, simulators and clusters.
 
 * ``GET clock`` → ``{"now": RFC 3339, "unix": seconds}``
 * ``POST clock/advance`` with ``{"seconds": N}`` (a number ≥ 0) → moves virtual time, runs what
   falls due, settles, then answers like ``GET clock``
-* ``GET audit[?since=N&cluster=..&resource=..&verb=..&namespace=..&name=..&diff=false]`` →
-  ``{"items": [record, ...]}`` (``since`` skips the first N records; ``diff=false`` omits diffs)
+* ``GET audit[?since=N&cluster=..&resource=..&verb=..&namespace=..&name=..&diff=false&objects=true]``
+  → ``{"items": [record, ...], "total": N}`` (``since`` skips the first N records; a filter given
+  empty matches the empty value, so ``namespace=`` selects cluster-scoped objects; ``diff=false``
+  omits diffs; ``objects=true`` adds each record's ``old`` and ``new`` objects; ``total`` is the
+  size of the whole trail)
+* ``POST simulators/<name>`` with ``{"enabled": bool, "cluster": name}`` → switches the simulator
+  off (its events wait) or on, in ``cluster`` or, without one, in every cluster; with
+  ``{"knobs": {...}, "cluster": name}`` → sets the knobs (attributes the simulator has) of the
+  simulator of ``cluster`` (default: management). Both may be given at once.
+* ``POST simulators/<name>/call`` with ``{"method": name, "args": [...], "cluster": name}`` → calls
+  a public method of the simulator and answers ``{"result": ...}``
+* ``POST compact`` with ``{"cluster": name}`` (default: management) → forgets the cluster's
+  storage history up to now, as an etcd compaction does; answers ``{"cluster", "resourceVersion"}``
+* ``POST clusters`` with ``{"name": "<namespace>/<name>"}`` → creates the workload cluster (with its
+  own simulators) unless it exists; answers ``{"name", "path"}``
+* ``GET watches`` → ``{"items": [{"auditID", "events", "ended"}, ...]}``: what each watch stream
+  was given (its ``Audit-Id`` response header names it), so a client can tell it has read it all
+
+None of these settle the world except ``clock/advance``: they change what happens next, as the
+in-process scene's calls do. Unknown simulators and clusters are 404; unknown knobs or methods, and
+arguments a method refuses (TypeError, ValueError), are 400.
 """
 
 from __future__ import annotations
@@ -16,15 +35,27 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from harness.apiserver import errors
+from harness.apiserver.clusters import MANAGEMENT, cluster_path
 from harness.apiserver.http import bodies, options
 from harness.apiserver.http.protocol import ServedWorld
 from harness.apiserver.http.responses import json_response, method_not_allowed, path_not_found
+from harness.apiserver.http.watchstream import WatchHub
 from harness.clock import rfc3339
 
 ADMIN_PREFIX = "/harness/v1"
 SECONDS_INVALID = 'body must be a JSON object with "seconds": a number >= 0'
 SINCE_INVALID = "since must be an integer >= 0"
+BODY_NOT_OBJECT = "body must be a JSON object"
+FIELD_INVALID = '"{}" must be {}'
+SIMULATOR_NOT_FOUND = 'simulator "{}" not found in cluster "{}"'
+CLUSTER_NOT_FOUND = 'cluster "{}" not found'
+NO_SUCH_KNOB = 'simulator "{}" has no knob "{}"'
+NO_SUCH_METHOD = 'simulator "{}" has no method "{}"'
+NOTHING_TO_DO = 'body must carry "enabled" or "knobs"'
+CALL_REFUSED = 'simulator "{}" refused the call of "{}": {}'
 _AUDIT_FILTERS = ("cluster", "resource", "verb", "namespace", "name")
+_SIMULATORS = "/simulators/"
+_CALL = "/call"
 
 
 def is_admin(path: str) -> bool:
@@ -51,28 +82,135 @@ def _audit(world: ServedWorld, request: Request) -> dict[str, Any]:
     since = options.parse_int("since", query.get("since")) or 0
     if since < 0:
         raise errors.bad_request(SINCE_INVALID)
-    filters = {key: query[key] for key in _AUDIT_FILTERS if query.get(key)}
+    # Present means filter, even when empty: cluster-scoped objects have the namespace "".
+    filters = {key: query[key] for key in _AUDIT_FILTERS if key in query}
     with_diff = options.parse_bool("diff", query.get("diff"), default=True)
-    records = world.audit.query(since=since, **filters)
-    return {"items": [record.to_dict(with_diff=with_diff) for record in records]}
+    with_objects = options.parse_bool("objects", query.get("objects"))
+    items = []
+    for record in world.audit.query(since=since, **filters):
+        item = record.to_dict(with_diff=with_diff)
+        if with_objects:
+            item["old"], item["new"] = record.old, record.new
+        items.append(item)
+    return {"items": items, "total": len(world.audit)}
 
 
-async def serve_admin(world: ServedWorld, request: Request, path: str) -> Response:
-    """The response to an admin API request (``path`` starts with :data:`ADMIN_PREFIX`)."""
+async def _object(request: Request) -> dict[str, Any]:
+    body = bodies.parse_json(await bodies.read_body(request))
+    if not isinstance(body, dict):
+        raise errors.bad_request(BODY_NOT_OBJECT)
+    return body
+
+
+def _field(body: dict[str, Any], key: str, kind: type, what: str, default: Any = None) -> Any:
+    value = body.get(key, default)
+    if value is not default and not isinstance(value, kind):
+        raise errors.bad_request(FIELD_INVALID.format(key, what))
+    return value
+
+
+def _cluster(world: ServedWorld, body: dict[str, Any], default: str | None = MANAGEMENT) -> str | None:
+    cluster = _field(body, "cluster", str, "a cluster name", default)
+    if cluster is not None and world.clusters.get(cluster) is None:
+        raise errors.StatusError(errors.status(404, "NotFound", CLUSTER_NOT_FOUND.format(cluster)))
+    return cluster  # type: ignore[no-any-return]
+
+
+def _simulator(world: ServedWorld, name: str, cluster: str | None) -> Any:
+    if name not in world.simulator_names:
+        raise errors.StatusError(
+            errors.status(404, "NotFound", SIMULATOR_NOT_FOUND.format(name, cluster or MANAGEMENT))
+        )
+    return world.simulator(name, cluster or MANAGEMENT)
+
+
+def _configure(world: ServedWorld, name: str, body: dict[str, Any]) -> dict[str, Any]:
+    enabled = _field(body, "enabled", bool, "true or false")
+    knobs = _field(body, "knobs", dict, "an object of knob values")
+    if enabled is None and knobs is None:
+        raise errors.bad_request(NOTHING_TO_DO)
+    # Switching applies to every cluster unless one is named; knobs belong to one simulator.
+    cluster = _cluster(world, body, default=None if knobs is None else MANAGEMENT)
+    target = _simulator(world, name, cluster)
+    for knob in knobs or {}:
+        # Only what the simulator already has: a misspelt knob must not pass silently.
+        if knob.startswith("_") or not hasattr(target, knob) or callable(getattr(target, knob)):
+            raise errors.bad_request(NO_SUCH_KNOB.format(name, knob))
+    for knob, value in (knobs or {}).items():
+        setattr(target, knob, value)
+    if enabled is not None:
+        world.set_enabled(name, enabled, cluster)
+    return {"name": name, "cluster": cluster}
+
+
+def _call(world: ServedWorld, name: str, body: dict[str, Any]) -> dict[str, Any]:
+    method = _field(body, "method", str, "a method name")
+    args = _field(body, "args", list, "a list of arguments", default=[])
+    cluster = _cluster(world, body) or MANAGEMENT
+    target = _simulator(world, name, cluster)
+    function = getattr(target, method, None) if method and not method.startswith("_") else None
+    if not callable(function):
+        raise errors.bad_request(NO_SUCH_METHOD.format(name, method))
+    try:
+        result = function(*args)
+    except (TypeError, ValueError) as err:  # arguments the method refuses are the caller's error
+        raise errors.bad_request(CALL_REFUSED.format(name, method, err)) from None
+    return {"result": result}
+
+
+def _compact(world: ServedWorld, body: dict[str, Any]) -> dict[str, Any]:
+    cluster = _cluster(world, body) or MANAGEMENT
+    server = world.clusters.get(cluster)
+    assert server is not None  # _cluster checked it
+    server.store.compact()
+    return {"cluster": cluster, "resourceVersion": str(server.store.resource_version)}
+
+
+def _add_cluster(world: ServedWorld, body: dict[str, Any]) -> dict[str, Any]:
+    name = _field(body, "name", str, "a workload cluster name (<namespace>/<name>)")
+    namespace, _, short = (name or "").partition("/")
+    if not namespace or not short or "/" in short:
+        raise errors.bad_request(FIELD_INVALID.format("name", "a workload cluster name (<namespace>/<name>)"))
+    world.add_cluster(name)
+    return {"name": name, "path": cluster_path(name)}
+
+
+def _require(request: Request, method: str) -> None:
+    if request.method != method:
+        raise method_not_allowed()
+
+
+async def serve_admin(world: ServedWorld, request: Request, path: str, watches: WatchHub | None = None) -> Response:
+    """The response to an admin API request (``path`` starts with :data:`ADMIN_PREFIX`);
+    ``watches``: the facade's open watch streams (``GET watches``)."""
     rest = path[len(ADMIN_PREFIX):].rstrip("/")
-    method = request.method
     if rest == "/clock":
-        if method != "GET":
-            raise method_not_allowed()
+        _require(request, "GET")
         return json_response(_clock(world))
     if rest == "/clock/advance":
-        if method != "POST":
-            raise method_not_allowed()
+        _require(request, "POST")
         seconds = _seconds(bodies.parse_json(await bodies.read_body(request)))
         world.advance(seconds)
         return json_response(_clock(world))
     if rest == "/audit":
-        if method != "GET":
-            raise method_not_allowed()
+        _require(request, "GET")
         return json_response(_audit(world, request))
+    if rest == "/watches":
+        _require(request, "GET")
+        return json_response({"items": watches.streams() if watches is not None else []})
+    if rest == "/compact":
+        _require(request, "POST")
+        return json_response(_compact(world, await _object(request)))
+    if rest == "/clusters":
+        _require(request, "POST")
+        return json_response(_add_cluster(world, await _object(request)))
+    if rest.startswith(_SIMULATORS):
+        name = rest[len(_SIMULATORS):]
+        call = name.endswith(_CALL)
+        name = name.removesuffix(_CALL) if call else name
+        if not name or "/" in name:
+            raise path_not_found()
+        _require(request, "POST")
+        body = await _object(request)
+        return json_response(_call(world, name, body) if call else _configure(world, name, body))
     raise path_not_found()

@@ -76,7 +76,7 @@ class Facade:
         path = path.rstrip("/") or "/"
         user = auth.ADMIN if auth.is_open(path) else auth.identify(request.headers, self.token)
         if cluster == MANAGEMENT and admin.is_admin(path):
-            return await admin.serve_admin(self.world, request, path)
+            return await admin.serve_admin(self.world, request, path, self.watches)
         server = self.world.clusters.get(cluster)
         if server is None:
             raise path_not_found()

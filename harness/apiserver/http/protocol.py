@@ -9,10 +9,24 @@ from harness.apiserver.clusters import ClusterSet
 
 
 class ServedWorld(Protocol):
-    """Clusters to serve, a clock to read and move, and a way to let controllers catch up."""
+    """Clusters to serve, a clock to read and move, a way to let controllers catch up, and the
+    simulators and workload clusters the admin API reaches."""
 
     clusters: ClusterSet
     audit: AuditLog
+    simulator_names: list[str]
+
+    def simulator(self, name: str, cluster: str) -> Any:
+        """The simulator ``name`` of ``cluster`` (KeyError if it has none)."""
+        ...
+
+    def set_enabled(self, name: str, enabled: bool, cluster: str | None = None) -> None:
+        """Switch a simulator off (its events wait) or on, in one cluster or (None) in all."""
+        ...
+
+    def add_cluster(self, name: str) -> Any:
+        """Create the workload cluster ``name`` (``<namespace>/<name>``) unless it exists."""
+        ...
 
     def settle(self) -> Any:
         """Run everything due now until nothing is."""

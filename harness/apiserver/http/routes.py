@@ -28,11 +28,14 @@ from harness.apiserver.http.requestinfo import (
 from harness.apiserver.http.responses import json_response, method_not_allowed, path_not_found
 from harness.apiserver.http.tables import TableWriter, include_object, table_version
 from harness.apiserver.http.watchstream import (
+    AUDIT_ID_HEADER,
     DEFAULT_TIMEOUT,
     INITIAL_EVENTS_END,
     EventEncoder,
     WatchHub,
     WatchResponse,
+    audit_id,
+    end_stream,
     events,
     json_line,
 )
@@ -220,14 +223,17 @@ def _watch(call: Call, rt: ResourceType, namespace: str | None, info: RequestInf
     )
     if initial_events:
         watch.bookmark(str(server.store.resource_version), {INITIAL_EVENTS_END: "true"})
+    stream_id = audit_id(call.request.headers.get(AUDIT_ID_HEADER))
+    record = call.hub.track(stream_id, watch)
     stream = events(
         watch,
         hub=call.hub,
         timeout=float(timeout) if timeout and timeout > 0 else DEFAULT_TIMEOUT,
         encoder=_table_encoder(writer, call) if writer else json_line,
         current_rv=lambda: str(server.store.resource_version),
+        record=record,
     )
-    return WatchResponse(stream)
+    return WatchResponse(stream, audit_id=stream_id, on_close=lambda: end_stream(watch, call.hub, record))
 
 
 # -- writes ------------------------------------------------------------------------------------------------

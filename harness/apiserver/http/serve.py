@@ -24,13 +24,20 @@ from harness.apiserver.clusters import ClusterSet
 STARTUP_TIMEOUT = 10.0
 # Backstop for connections that do not end when their watches close.
 GRACEFUL_SHUTDOWN_SECONDS = 3
+# How long an idle keep-alive connection stays open: kube-apiserver's IdleTimeout (90 s, the Go
+# transport's idle timeout). uvicorn's default of 5 s races clients that reuse a connection after
+# waiting 5 s (kubectl drain retries a refused eviction after 5 s): the POST meets a closing socket
+# and fails with EOF or a reset, which Go does not retry for a POST.
+KEEP_ALIVE_SECONDS = 90
 HANDLED_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
 
 def bind(host: str = "127.0.0.1", port: int = 0) -> socket.socket:
     """A listening TCP socket on ``host:port`` (port 0: a free port the OS picks)."""
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
+    # proto TCP, not 0: asyncio sets TCP_NODELAY only on sockets that say they are TCP, and without
+    # it every keep-alive response waits ~40 ms for a delayed ACK (Nagle).
+    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind((host, port))
     sock.listen(128)
@@ -53,6 +60,7 @@ class Server(uvicorn.Server):
         certfile, keyfile = tls if tls is not None else (None, None)
         config = uvicorn.Config(
             app, log_level=log_level, lifespan="on", timeout_graceful_shutdown=GRACEFUL_SHUTDOWN_SECONDS,
+            timeout_keep_alive=KEEP_ALIVE_SECONDS,
             access_log=log_level == "debug", ssl_certfile=certfile, ssl_keyfile=keyfile,
         )
         super().__init__(config)

@@ -4,12 +4,19 @@ One ``{"type": ..., "object": ...}`` per line (the Python clients split on newli
 ends when the watch closes (an in-stream 410 ``Expired`` closes it), when ``timeoutSeconds`` pass,
 when the client goes away, or at shutdown; in every case the watch is detached from the store.
 Events are the store's shared objects: they are serialised, never changed.
+
+Each stream answers with an ``Audit-Id`` header (the request's own ``Audit-ID`` when it sent one,
+as the apiserver does), and the hub keeps, per audit ID, how many events the stream has been
+given and whether it has ended (``GET /harness/v1/watches``), so a client in another thread can
+tell when it has read everything the server sent.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import uuid
+from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
 
@@ -23,6 +30,9 @@ from harness.apiserver.watch import Watch
 # Without timeoutSeconds the apiserver picks 30-60 minutes; we take the lower bound.
 DEFAULT_TIMEOUT = 1800.0
 INITIAL_EVENTS_END = "k8s.io/initial-events-end"
+AUDIT_ID_HEADER = "Audit-Id"
+# Ended streams the hub still reports (the newest ones), so a client can see that its stream ended.
+ENDED_STREAMS_KEPT = 1000
 
 EventEncoder = Callable[[str, dict[str, Any]], bytes]
 
@@ -32,17 +42,50 @@ def json_line(event_type: str, obj: dict[str, Any]) -> bytes:
     return encode({"type": event_type, "object": obj}) + b"\n"
 
 
+def audit_id(requested: str | None) -> str:
+    """The audit ID of a request: the one it sent, else a new UUID."""
+    return requested or str(uuid.uuid4())
+
+
+class StreamRecord:
+    """What one watch stream has been given: events written, events still queued, whether it ended."""
+
+    def __init__(self, watch: Watch) -> None:
+        self.watch = watch
+        self.written = 0
+        self.ended = False
+
+    def to_dict(self, audit_id: str) -> dict[str, Any]:
+        """``{auditID, events, ended}``: events written or queued to be written; ended once the
+        watch is closed (the stream ends after its queued events)."""
+        queued = 0 if self.ended else len(self.watch.events)
+        return {"auditID": audit_id, "events": self.written + queued, "ended": self.ended or self.watch.closed}
+
+
 class WatchHub:
-    """The watches being streamed, so that shutdown can end them all."""
+    """The watches being streamed, so that shutdown can end them all, and what each stream sent."""
 
     def __init__(self) -> None:
         self._watches: set[Watch] = set()
+        self._streams: OrderedDict[str, StreamRecord] = OrderedDict()
 
     def add(self, watch: Watch) -> None:
         self._watches.add(watch)
 
     def discard(self, watch: Watch) -> None:
         self._watches.discard(watch)
+
+    def track(self, audit_id: str, watch: Watch) -> StreamRecord:
+        """Start counting what the stream ``audit_id`` of ``watch`` is given."""
+        record = self._streams[audit_id] = StreamRecord(watch)
+        ended = [key for key, r in self._streams.items() if r.ended]
+        for key in ended[: max(0, len(ended) - ENDED_STREAMS_KEPT)]:
+            del self._streams[key]
+        return record
+
+    def streams(self) -> list[dict[str, Any]]:
+        """Every tracked stream as :meth:`StreamRecord.to_dict`, oldest first."""
+        return [record.to_dict(key) for key, record in self._streams.items()]
 
     def close_all(self) -> None:
         """Stop every open watch; their streams end after sending what is queued."""
@@ -63,11 +106,13 @@ async def events(
     timeout: float,
     encoder: EventEncoder,
     current_rv: Callable[[], str],
+    record: StreamRecord | None = None,
 ) -> AsyncIterator[bytes]:
     """The encoded events of ``watch`` until it closes or ``timeout`` seconds pass.
 
     Watchers that allow bookmarks get one at ``current_rv()`` before the timeout closes the
-    stream (the periodic ones come from the world, on its clock)."""
+    stream (the periodic ones come from the world, on its clock). ``record`` counts what is written."""
+    record = record if record is not None else StreamRecord(watch)
     loop = asyncio.get_running_loop()
     wake = asyncio.Event()
     watch.on_event = wake.set  # the store notifies on this thread, so setting the event is enough
@@ -77,6 +122,7 @@ async def events(
         while True:
             wake.clear()
             for event_type, obj in watch.drain():
+                record.written += 1
                 yield encoder(event_type, obj)
             if watch.closed:
                 if watch.events:
@@ -86,23 +132,34 @@ async def events(
             if now >= deadline:
                 watch.bookmark(current_rv())
                 for event_type, obj in watch.drain():
+                    record.written += 1
                     yield encoder(event_type, obj)
                 return
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(wake.wait(), deadline - now)
     finally:
-        watch.on_event = None
-        watch.stop()
-        hub.discard(watch)
+        end_stream(watch, hub, record)
+
+
+def end_stream(watch: Watch, hub: WatchHub, record: StreamRecord) -> None:
+    """Detach a stream's watch from the store and the hub, and record the stream as ended (twice is once)."""
+    watch.on_event = None
+    watch.stop()
+    hub.discard(watch)
+    record.ended = True
 
 
 class WatchResponse(StreamingResponse):
     """A streaming response that always closes its event generator (detaching the watch), also
     when the client disconnects while the generator is suspended."""
 
-    def __init__(self, body: AsyncIterator[bytes]) -> None:
-        super().__init__(body, status_code=200, media_type=JSON)
+    def __init__(
+        self, body: AsyncIterator[bytes], *, audit_id: str | None = None, on_close: Callable[[], None] | None = None
+    ) -> None:
+        headers = {AUDIT_ID_HEADER: audit_id} if audit_id else None
+        super().__init__(body, status_code=200, media_type=JSON, headers=headers)
         self._body = body
+        self._on_close = on_close
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         try:
@@ -111,3 +168,7 @@ class WatchResponse(StreamingResponse):
             aclose = getattr(self._body, "aclose", None)
             if aclose is not None:
                 await aclose()
+            # A generator closed before it first ran skips its own cleanup (a client that hung up
+            # at once): ``on_close`` detaches the watch regardless.
+            if self._on_close is not None:
+                self._on_close()

@@ -1,0 +1,47 @@
+"""Clients of workload clusters, reached only through their kubeconfig Secret (``<cluster>-kubeconfig``,
+key ``value``) in the management cluster, as Cluster API's ClusterCache reaches them."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+
+from controllers.machine.errors import ReconcileError
+from harness.client import ApiError, Client
+
+KUBECONFIG_SECRET = "{cluster}-kubeconfig"
+KUBECONFIG_KEY = "value"
+# clustercache.ErrClusterNotConnected, as GetClient wraps it.
+CONNECTION_DOWN = "connection to the workload cluster is down"
+GET_CLIENT_ERROR = "error getting client"
+
+
+class ClusterCache:
+    """One client per workload cluster, rebuilt when its kubeconfig changes."""
+
+    def __init__(self, management: Client) -> None:
+        self.management = management
+        self._clients: dict[tuple[str, str], tuple[str, Client]] = {}
+
+    def client(self, namespace: str, cluster: str) -> Client:
+        """The client of the workload cluster of ``namespace/cluster``. Raises :class:`ReconcileError`
+        (``error getting client: connection to the workload cluster is down``) when it cannot be reached."""
+        try:
+            secret = self.management.get("v1", "Secret", KUBECONFIG_SECRET.format(cluster=cluster), namespace)
+            text = base64.b64decode((secret.get("data") or {}).get(KUBECONFIG_KEY, "")).decode()
+        except (ApiError, ConnectionError, binascii.Error, UnicodeDecodeError) as err:
+            self._clients.pop((namespace, cluster), None)
+            raise ReconcileError(f"{GET_CLIENT_ERROR}: {CONNECTION_DOWN}") from err
+        cached = self._clients.get((namespace, cluster))
+        if cached is not None and cached[0] == text:
+            return cached[1]
+        try:
+            remote = self.management.for_kubeconfig(text)
+        except (ValueError, ConnectionError) as err:
+            raise ReconcileError(f"{GET_CLIENT_ERROR}: {CONNECTION_DOWN}") from err
+        self._clients[(namespace, cluster)] = (text, remote)
+        return remote
+
+    def forget(self, namespace: str, cluster: str) -> None:
+        """Drop the client of a cluster that went away."""
+        self._clients.pop((namespace, cluster), None)

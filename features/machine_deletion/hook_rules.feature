@@ -1,0 +1,253 @@
+Feature: Rules every lifecycle hook follows
+  A lifecycle point may carry any number of hooks, in any order, with any value; the machine
+  controller waits until all of them are gone and never gives up on one (seed 000 "Proposal",
+  "Annotation Form", "Changes to machine-controller"). Hook implementing controllers, or an
+  administrator, remove them (seed 000 "Hook Implementing Controller Design").
+
+  Background:
+    Given a Cluster "c1" whose control plane Machine "cp-0" is running
+
+  Rule: The machine controller waits for every hook of a lifecycle point, and only for hooks
+
+    @machine_controller @seed_000 @must @MD_HOOK_001
+    Scenario Outline: Removing one of several <point> hooks keeps the Machine waiting
+      Given a running Machine "m1" with:
+        | setting    | value                                                                           |
+        | annotation | <point>.delete.hook.machine.cluster.x-k8s.io/backup-files: my-backup-controller |
+        | annotation | <point>.delete.hook.machine.cluster.x-k8s.io/wipe-disks: my-wipe-controller     |
+      And the Machine "m1" has been waiting for its <point> hooks for 5 minutes
+      When the hook owner "my-backup-controller" finishes its work and removes the annotation "<point>.delete.hook.machine.cluster.x-k8s.io/backup-files"
+      Then the Machine "m1" is deleting with reason "<waiting>" and the message "Waiting for <point> hooks to succeed (hooks: <point>.delete.hook.machine.cluster.x-k8s.io/wipe-disks)"
+      And the Machine "m1" has the condition "<condition>" "False" with reason "WaitingExternalHook"
+
+      Examples:
+        | case          | point         | waiting                    | condition                       |
+        | pre-drain     | pre-drain     | WaitingForPreDrainHook     | PreDrainDeleteHookSucceeded     |
+        | pre-terminate | pre-terminate | WaitingForPreTerminateHook | PreTerminateDeleteHookSucceeded |
+
+    @machine_controller @seed_000 @must @MD_HOOK_002
+    Scenario Outline: The <point> hooks may be removed in any order (<order>)
+      Given a running Machine "m1" with:
+        | setting    | value                                                                           |
+        | annotation | <point>.delete.hook.machine.cluster.x-k8s.io/backup-files: my-backup-controller |
+        | annotation | <point>.delete.hook.machine.cluster.x-k8s.io/wipe-disks: my-wipe-controller     |
+      And the Machine "m1" has been waiting for its <point> hooks for 5 minutes
+      When the hook owners remove the annotations "<point>.delete.hook.machine.cluster.x-k8s.io/<first>" and then "<point>.delete.hook.machine.cluster.x-k8s.io/<second>"
+      Then the Machine "m1" has the condition "<condition>" "True"
+      And within 60 seconds the Machine "m1" is gone
+
+      Examples:
+        | case                  | point         | order             | first        | second       | condition                       |
+        | pre-drain-forward     | pre-drain     | backup, then wipe | backup-files | wipe-disks   | PreDrainDeleteHookSucceeded     |
+        | pre-drain-reverse     | pre-drain     | wipe, then backup | wipe-disks   | backup-files | PreDrainDeleteHookSucceeded     |
+        | pre-terminate-forward | pre-terminate | backup, then wipe | backup-files | wipe-disks   | PreTerminateDeleteHookSucceeded |
+        | pre-terminate-reverse | pre-terminate | wipe, then backup | wipe-disks   | backup-files | PreTerminateDeleteHookSucceeded |
+
+    @machine_controller @seed_000 @must @MD_HOOK_003
+    Scenario Outline: A hook whose value is <what> is still a hook
+      Given a running Machine "m1" annotated "<annotation>"
+      And the Machine "m1" has been deleted
+      When 10 minutes pass
+      Then the Machine "m1" is deleting with reason "<waiting>"
+
+      Examples:
+        | case                | what     | annotation                                                           | waiting                    |
+        | pre-drain-owner     | an owner | pre-drain.delete.hook.machine.cluster.x-k8s.io/backup: my-controller | WaitingForPreDrainHook     |
+        | pre-drain-empty     | empty    | pre-drain.delete.hook.machine.cluster.x-k8s.io/backup:               | WaitingForPreDrainHook     |
+        | pre-drain-false     | "false"  | pre-drain.delete.hook.machine.cluster.x-k8s.io/backup: false         | WaitingForPreDrainHook     |
+        | pre-terminate-empty | empty    | pre-terminate.delete.hook.machine.cluster.x-k8s.io/backup:           | WaitingForPreTerminateHook |
+        | pre-terminate-done  | "done"   | pre-terminate.delete.hook.machine.cluster.x-k8s.io/backup: done      | WaitingForPreTerminateHook |
+
+    @machine_controller @seed_000 @must @MD_HOOK_004 @MD_HOOK_012
+    Scenario Outline: A <point> hook never times out and the machine controller never removes it
+      Given a running Machine "m1" with:
+        | setting          | value                                                                           |
+        | annotation       | <point>.delete.hook.machine.cluster.x-k8s.io/backup-files: my-backup-controller |
+        | nodeDrainTimeout | 1m                                                                              |
+      And the Machine "m1" has been deleted
+      When 3 days pass
+      Then the Machine "m1" is deleting with reason "<waiting>"
+      And the Machine "m1" still has the annotation "<point>.delete.hook.machine.cluster.x-k8s.io/backup-files"
+      And the FakeMachine "m1" exists and is not marked for deletion
+      And no Warning event is recorded for the Machine "m1"
+
+      Examples:
+        | case          | point         | waiting                    |
+        | pre-drain     | pre-drain     | WaitingForPreDrainHook     |
+        | pre-terminate | pre-terminate | WaitingForPreTerminateHook |
+
+    @machine_controller @seed_000 @seed_001 @must @MD_HOOK_005
+    Scenario: Days spent waiting for a pre-drain hook do not count against nodeDrainTimeout
+      Given a running Machine "m1" with:
+        | setting          | value                                                                                             |
+        | annotation       | pre-drain.delete.hook.machine.cluster.x-k8s.io/migrate-important-app: my-app-migration-controller |
+        | nodeDrainTimeout | 1m                                                                                                |
+      And the Node of "m1" runs a Pod "default/web-0"
+      And the Machine "m1" has been deleted
+      And 3 days have passed
+      When the hook owner "my-app-migration-controller" finishes its work and removes the annotation "pre-drain.delete.hook.machine.cluster.x-k8s.io/migrate-important-app"
+      Then the Node of "m1" is cordoned
+      And the Pod "default/web-0" is evicted
+
+    @machine_controller @seed_000 @must @MD_HOOK_006
+    Scenario Outline: A <point> hook present when the Machine is created holds its deletion
+      Given a running Machine "m1" annotated "<point>.delete.hook.machine.cluster.x-k8s.io/backup-files: my-backup-controller"
+      When the Machine "m1" is deleted
+      Then within 60 seconds the Machine "m1" is deleting with reason "<waiting>"
+      And the Machine "m1" has the condition "<condition>" "False" with reason "WaitingExternalHook"
+
+      Examples:
+        | case          | point         | waiting                    | condition                       |
+        | pre-drain     | pre-drain     | WaitingForPreDrainHook     | PreDrainDeleteHookSucceeded     |
+        | pre-terminate | pre-terminate | WaitingForPreTerminateHook | PreTerminateDeleteHookSucceeded |
+
+    @machine_controller @seed_000 @must @MD_HOOK_007
+    Scenario Outline: A <point> hook a user adds to an existing Machine holds its deletion
+      Given a running Machine "m1"
+      And the Machine "m1" has been annotated "<point>.delete.hook.machine.cluster.x-k8s.io/backup-files: jane@example.com"
+      When the Machine "m1" is deleted
+      Then within 60 seconds the Machine "m1" is deleting with reason "<waiting>"
+
+      Examples:
+        | case          | point         | waiting                    |
+        | pre-drain     | pre-drain     | WaitingForPreDrainHook     |
+        | pre-terminate | pre-terminate | WaitingForPreTerminateHook |
+
+    @machine_controller @seed_000 @must @MD_HOOK_008
+    Scenario Outline: An administrator removing a <point> hook with kubectl resumes the deletion
+      Given a running Machine "m1" annotated "<point>.delete.hook.machine.cluster.x-k8s.io/backup-files: my-broken-controller"
+      And the Machine "m1" has been deleted
+      When an administrator removes the annotation "<point>.delete.hook.machine.cluster.x-k8s.io/backup-files" from the Machine "m1" with kubectl
+      Then within 60 seconds the Machine "m1" is gone
+
+      Examples:
+        | case          | point         |
+        | pre-drain     | pre-drain     |
+        | pre-terminate | pre-terminate |
+
+    @machine_controller @seed_000 @should @MD_HOOK_009
+    Scenario Outline: While it waits for a <point> hook the Machine is left alone
+      Given a running Machine "m1" annotated "<point>.delete.hook.machine.cluster.x-k8s.io/backup-files: my-backup-controller"
+      And the Machine "m1" has been waiting for its <point> hooks for 5 minutes
+      When 10 minutes pass
+      Then nothing was written to the Machine "m1"
+
+      Examples:
+        | case          | point         |
+        | pre-drain     | pre-drain     |
+        | pre-terminate | pre-terminate |
+
+    # seeds/000_fa8cc5aafa475b5c.txt "Annotation Form" spells the key
+    # <lifecycle-point>.delete.hook.machine.cluster-api.x-k8s.io/<hook-name>. We follow seed 001 and upstream
+    # (DESIGN.md "hook annotations"): that spelling is not a hook.
+    @machine_controller @seed_000 @must @MD_HOOK_010
+    Scenario Outline: An annotation spelled as seed 000's annotation form (<point>) is not a hook
+      Given a running Machine "m1" annotated "<point>.delete.hook.machine.cluster-api.x-k8s.io/backup-files: my-backup-controller"
+      When the Machine "m1" is deleted
+      Then within 60 seconds the Machine "m1" is gone
+      And the Machine "m1" never reported the deletion stage "<waiting>"
+
+      Examples:
+        | case          | point         | waiting                    |
+        | pre-drain     | pre-drain     | WaitingForPreDrainHook     |
+        | pre-terminate | pre-terminate | WaitingForPreTerminateHook |
+
+    # seeds/000_fa8cc5aafa475b5c.txt "Annotation Examples" drop ".delete" and use cluster-api.x-k8s.io. We
+    # follow seed 001 and upstream (DESIGN.md "hook annotations"): these examples are not hooks.
+    @machine_controller @seed_000 @must @MD_HOOK_011
+    Scenario Outline: Seed 000's example annotation <annotation> is not a hook
+      Given a running Machine "m1" annotated "<annotation>"
+      When the Machine "m1" is deleted
+      Then within 60 seconds the Machine "m1" is gone
+      And the Machine "m1" never reported the deletion stage "<waiting>"
+
+      Examples:
+        | case                    | annotation                                                                                                   | waiting                    |
+        | migrate-important-app   | pre-drain.hook.machine.cluster-api.x-k8s.io/migrate-important-app: my-app-migration-controller               | WaitingForPreDrainHook     |
+        | backup-files            | pre-terminate.hook.machine.cluster-api.x-k8s.io/backup-files: my-backup-controller                           | WaitingForPreTerminateHook |
+        | wait-for-storage-detach | pre-terminate.hook.machine.cluster-api.x-k8s.io/wait-for-storage-detach: my-custom-storage-detach-controller | WaitingForPreTerminateHook |
+
+    @machine_controller @seed_000 @seed_001 @must @MD_HOOK_013
+    Scenario: A Machine without hooks never waits at a lifecycle point
+      Given a running Machine "m1"
+      When the Machine "m1" is deleted
+      Then within 60 seconds the Machine "m1" is gone
+      And the Machine "m1" never reported the deletion stage "WaitingForPreDrainHook"
+      And the Machine "m1" never reported the deletion stage "WaitingForPreTerminateHook"
+
+  Rule: Hook implementing controllers watch Machines, act when their point is reached and remove only their own hooks
+
+    @hic @seed_000 @must @MD_HIC_001
+    Scenario: A hook owner leaves its hook in place while the Machine is not being deleted
+      Given a running Machine "m1" annotated "pre-drain.delete.hook.machine.cluster.x-k8s.io/migrate-important-app: my-app-migration-controller"
+      When 10 minutes pass
+      Then the Machine "m1" still has the annotation "pre-drain.delete.hook.machine.cluster.x-k8s.io/migrate-important-app"
+      And the Machine "m1" is not deleting
+
+    @hic @seed_000 @must @MD_HIC_002
+    Scenario: A hook owner removes its hook once its work is done, and the deletion moves on
+      Given a running Machine "m1" annotated "pre-terminate.delete.hook.machine.cluster.x-k8s.io/backup-files: my-backup-controller"
+      And the Machine "m1" has been waiting for its pre-terminate hooks for 5 minutes
+      When the hook owner "my-backup-controller" finishes its work and removes the annotation "pre-terminate.delete.hook.machine.cluster.x-k8s.io/backup-files"
+      Then the Machine "m1" no longer has the annotation "pre-terminate.delete.hook.machine.cluster.x-k8s.io/backup-files"
+      And within 60 seconds the Machine "m1" is gone
+
+    @hic @seed_000 @should @MD_HIC_003
+    Scenario: A hook owner removes only its own hook; another owner's hook keeps the Machine waiting
+      Given a running Machine "m1" with:
+        | setting    | value                                                                                 |
+        | annotation | pre-terminate.delete.hook.machine.cluster.x-k8s.io/backup-files: my-backup-controller |
+        | annotation | pre-terminate.delete.hook.machine.cluster.x-k8s.io/wipe-disks: my-wipe-controller     |
+      And the Machine "m1" has been waiting for its pre-terminate hooks for 5 minutes
+      When the hook owner "my-backup-controller" finishes its work and removes the annotation "pre-terminate.delete.hook.machine.cluster.x-k8s.io/backup-files"
+      Then the Machine "m1" still has the annotation "pre-terminate.delete.hook.machine.cluster.x-k8s.io/wipe-disks"
+      And the Machine "m1" is deleting with reason "WaitingForPreTerminateHook"
+      And the FakeMachine "m1" exists and is not marked for deletion
+
+    @hic @seed_000 @may @MD_HIC_004
+    Scenario: A hook owner adds its hook to an existing Machine, and the deletion waits for it
+      Given a running Machine "m1"
+      And the hook owner "my-backup-controller" has annotated the Machine "m1" with "pre-terminate.delete.hook.machine.cluster.x-k8s.io/backup-files: my-backup-controller"
+      When the Machine "m1" is deleted
+      Then within 60 seconds the Machine "m1" is deleting with reason "WaitingForPreTerminateHook"
+      And the FakeMachine "m1" exists and is not marked for deletion
+
+    @hic @seed_000 @may @MD_HIC_005
+    Scenario: A hook owner waits for another owner's mark before removing its hook
+      Given a running Machine "m1" with:
+        | setting    | value                                                                                 |
+        | annotation | pre-terminate.delete.hook.machine.cluster.x-k8s.io/backup-files: my-backup-controller |
+        | annotation | pre-terminate.delete.hook.machine.cluster.x-k8s.io/wipe-disks: my-wipe-controller     |
+      And the Machine "m1" has been waiting for its pre-terminate hooks for 5 minutes
+      And the hook owner "my-backup-controller" has annotated the Machine "m1" with "example.com/backup-done: true"
+      And the hook owner "my-backup-controller" has finished its work and removed the annotation "pre-terminate.delete.hook.machine.cluster.x-k8s.io/backup-files"
+      When the hook owner "my-wipe-controller" sees "example.com/backup-done" on the Machine "m1" and removes the annotation "pre-terminate.delete.hook.machine.cluster.x-k8s.io/wipe-disks"
+      Then the annotation "pre-terminate.delete.hook.machine.cluster.x-k8s.io/wipe-disks" was removed from the Machine "m1" only after the Machine was annotated "example.com/backup-done"
+      And within 60 seconds the Machine "m1" is gone
+
+    @hic @seed_000 @may @MD_HIC_006
+    Scenario: One hook owner manages a hook at each lifecycle point of a Machine
+      Given a running Machine "m1" with:
+        | setting    | value                                                                         |
+        | annotation | pre-drain.delete.hook.machine.cluster.x-k8s.io/stop-app: my-app-controller    |
+        | annotation | pre-terminate.delete.hook.machine.cluster.x-k8s.io/archive: my-app-controller |
+      And the Machine "m1" has been waiting for its pre-drain hooks for 5 minutes
+      When the hook owner "my-app-controller" finishes its work and removes the annotation "pre-drain.delete.hook.machine.cluster.x-k8s.io/stop-app"
+      Then the Node of "m1" is cordoned
+      And within 60 seconds the Machine "m1" is deleting with reason "WaitingForPreTerminateHook"
+      And the Machine "m1" still has the annotation "pre-terminate.delete.hook.machine.cluster.x-k8s.io/archive"
+
+    @hic @seed_000 @should @MD_HIC_007
+    Scenario: A pre-drain hook owner acts once the Machine is marked for deletion, before the drain
+      Given a running Machine "m1" annotated "pre-drain.delete.hook.machine.cluster.x-k8s.io/migrate-important-app: my-app-migration-controller"
+      And the Machine "m1" has been waiting for its pre-drain hooks for 5 minutes
+      When the hook owner "my-app-migration-controller" finishes its work and removes the annotation "pre-drain.delete.hook.machine.cluster.x-k8s.io/migrate-important-app"
+      Then the annotation "pre-drain.delete.hook.machine.cluster.x-k8s.io/migrate-important-app" was removed while the Machine "m1" waited for it, before its Node was cordoned
+
+    @hic @seed_000 @may @MD_HIC_008
+    Scenario: A hook owner that gives up after an hour removes its hook and the deletion moves on
+      Given a running Machine "m1" annotated "pre-drain.delete.hook.machine.cluster.x-k8s.io/migrate-important-app: my-impatient-controller"
+      And the Machine "m1" has been deleted
+      When the hook owner "my-impatient-controller" gives up after 60 minutes and removes the annotation "pre-drain.delete.hook.machine.cluster.x-k8s.io/migrate-important-app"
+      Then the Node of "m1" is cordoned
+      And within 60 seconds the Machine "m1" is gone

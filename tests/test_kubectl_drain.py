@@ -1,0 +1,159 @@
+"""``kubectl drain --ignore-daemonsets --delete-emptydir-data`` against a ``serve`` process: it
+blocks on a PodDisruptionBudget with no disruption left, then completes once the budget is
+relaxed, and it removes the pods through the eviction subresource, never by plain DELETEs.
+
+kubectl retries a refused eviction every 5 s of wall time, so this test takes about 10 s.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from test_http_fixtures import ServeProcess, eventually, serve_process
+
+from harness.apiserver.eviction import DISRUPTION_TARGET, LOOPBACK_USER, VIOLATION_MSG
+
+DRAIN_TIMEOUT = 90
+DRAINER = "drainer"  # kubectl --as: the audit trail tells the drain's writes from the test's own
+# What kubectl drain prints for a 429 from the eviction subresource.
+BUDGET_VIOLATION = 'error when evicting pods/"{}" -n "default" (will retry after 5s): ' + VIOLATION_MSG
+PDBS = "poddisruptionbudgets.policy"
+
+WORKLOADS = """\
+apiVersion: v1
+kind: Node
+metadata: {name: n1}
+---
+apiVersion: apps/v1
+kind: ReplicaSet
+metadata: {name: web, namespace: default}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      containers: [{name: web, image: nginx:1.27}]
+---
+apiVersion: apps/v1
+kind: ReplicaSet
+metadata: {name: cache, namespace: default}
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: cache}}
+  template:
+    metadata: {labels: {app: cache}}
+    spec:
+      containers: [{name: cache, image: redis:7, volumeMounts: [{name: scratch, mountPath: /data}]}]
+      volumes: [{name: scratch, emptyDir: {}}]
+---
+apiVersion: policy/v1
+kind: PodDisruptionBudget
+metadata: {name: web, namespace: default}
+spec:
+  minAvailable: 2
+  selector: {matchLabels: {app: web}}
+---
+apiVersion: apps/v1
+kind: DaemonSet
+metadata: {name: agent, namespace: default}
+spec:
+  selector: {matchLabels: {app: agent}}
+  template:
+    metadata: {labels: {app: agent}}
+    spec:
+      containers: [{name: agent, image: agent:1}]
+"""
+
+
+def _daemon_pod(daemonset_uid: str) -> dict[str, object]:
+    # There is no DaemonSet controller: the test plays it, placing the agent's pod on n1.
+    return {
+        "apiVersion": "v1", "kind": "Pod",
+        "metadata": {"name": "agent-n1", "namespace": "default", "labels": {"app": "agent"},
+                     "ownerReferences": [{"apiVersion": "apps/v1", "kind": "DaemonSet", "name": "agent",
+                                          "uid": daemonset_uid, "controller": True}]},
+        "spec": {"nodeName": "n1", "containers": [{"name": "agent", "image": "agent:1"}]},
+    }
+
+
+@pytest.fixture
+def served(tmp_path: Path) -> Iterator[ServeProcess]:
+    yield from serve_process(tmp_path, "--controllers", "all")
+
+
+def _pods(served: ServeProcess) -> dict[str, dict[str, object]]:
+    return {p["metadata"]["name"]: p for p in served.kubectl_json("get", "pods")["items"]}
+
+
+def _running_on_n1(served: ServeProcess) -> bool:
+    pods = _pods(served).values()
+    running = [p for p in pods if p["spec"].get("nodeName") == "n1" and p["status"].get("phase") == "Running"]
+    return len(running) == 4
+
+
+def _all_going(served: ServeProcess, names: list[str]) -> bool:
+    pods = _pods(served)
+    return all(name not in pods or "deletionTimestamp" in pods[name]["metadata"] for name in names)
+
+
+def test_drain_waits_for_the_budget_then_evicts_and_skips_daemonset_pods(served: ServeProcess, tmp_path: Path) -> None:
+    served.kubectl("apply", "-f", "-", stdin=WORKLOADS)
+    uid = served.kubectl_json("get", "daemonset", "agent")["metadata"]["uid"]
+    served.kubectl("apply", "-f", "-", stdin=json.dumps(_daemon_pod(uid)))
+    assert eventually(lambda: _running_on_n1(served), timeout=20), _pods(served)
+    # A second node takes the replacements the ReplicaSets create while n1 drains.
+    served.kubectl("apply", "-f", "-", stdin="apiVersion: v1\nkind: Node\nmetadata: {name: n2}\n")
+    before = _pods(served)
+    evictable = sorted(name for name in before if not name.startswith("agent"))
+    web = [name for name in evictable if name.startswith("web-")]
+
+    out, err = tmp_path / "drain.out", tmp_path / "drain.err"
+    command = [*served.kubectl_command(), "--as", DRAINER, "drain", "n1", "--ignore-daemonsets",
+               "--delete-emptydir-data", f"--timeout={DRAIN_TIMEOUT - 10}s"]
+    with out.open("w") as stdout, err.open("w") as stderr:
+        drain = subprocess.Popen(command, stdout=stdout, stderr=stderr, text=True)
+    try:
+        blocked = eventually(lambda: all(BUDGET_VIOLATION.format(n) in err.read_text() for n in web), timeout=30)
+        assert blocked, err.read_text()
+        assert drain.poll() is None, "kubectl drain ended while the budget allowed no disruption"
+        assert all("deletionTimestamp" not in _pods(served)[n]["metadata"] for n in web)
+
+        served.kubectl("patch", "pdb", "web", "--type", "merge", "-p", '{"spec":{"minAvailable":1}}')
+        # The evicted pods terminate gracefully (30 s of the world's clock): move the clock on
+        # once every one of them is going.
+        assert eventually(lambda: _all_going(served, evictable), timeout=30), err.read_text()
+        served.advance(60)
+        drain.wait(DRAIN_TIMEOUT)
+    finally:
+        if drain.poll() is None:
+            drain.kill()
+            drain.wait()
+
+    assert drain.returncode == 0, err.read_text()
+    assert "node/n1 drained" in out.read_text()
+    assert "Warning: ignoring DaemonSet-managed Pods: default/agent-n1" in err.read_text()
+    after = _pods(served)
+    assert not set(evictable) & set(after)
+    assert "agent-n1" in after
+    assert sorted(p["spec"]["nodeName"] for n, p in after.items() if n != "agent-n1") == ["n2", "n2", "n2"]
+
+    with served.http() as http:
+        records = http.get("/harness/v1/audit", params={"resource": "pods"}).json()["items"]
+        budget_writes = http.get("/harness/v1/audit", params={"resource": PDBS, "diff": "false"}).json()["items"]
+    # Each web pod's eviction spent the budget (the apiserver's own status write of the PDB).
+    assert len([r for r in budget_writes if r["user"] == LOOPBACK_USER]) == len(web)
+    drained = [r for r in records if r["user"] == DRAINER]
+    # Per pod: the eviction's DisruptionTarget status write, then its DELETE; nothing else.
+    assert sorted((r["name"], r["verb"], r["subresource"]) for r in drained) == sorted(
+        [(n, "update", "status") for n in evictable] + [(n, "delete", "") for n in evictable]
+    )
+    for name in evictable:
+        own = [r for r in drained if r["name"] == name]
+        assert [r["verb"] for r in own] == ["update", "delete"]
+        assert DISRUPTION_TARGET in json.dumps(own[0]["diff"])
+    assert "Traceback" not in served.log.read_text()
