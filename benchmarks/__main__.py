@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from benchmarks import apiserver, http
+from benchmarks import apiserver, http, machine
 
 
 def main() -> None:
     apiserver.main()
     http.main()
+    machine.main()
 
 
 if __name__ == "__main__":

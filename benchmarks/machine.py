@@ -76,7 +76,8 @@ def _protected_sets(remote: Client, pods: int, node: str) -> None:
         remote.create({"apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
                        "metadata": {"name": "web", "namespace": namespace},
                        "spec": {"minAvailable": MIN_AVAILABLE, "selector": {"matchLabels": labels}}})
-        rs = remote.create({"apiVersion": "apps/v1", "kind": "ReplicaSet", "metadata": {"name": "web", "namespace": namespace},
+        rs = remote.create({"apiVersion": "apps/v1", "kind": "ReplicaSet",
+                            "metadata": {"name": "web", "namespace": namespace},
                             "spec": {"replicas": SET_SIZE, "selector": {"matchLabels": labels},
                                      "template": {"metadata": {"labels": labels},
                                                   "spec": {"terminationGracePeriodSeconds": 1,

@@ -35,6 +35,31 @@ class _Outcomes:
             entry["reason"] = str(report.longrepr[-1]) if isinstance(report.longrepr, tuple) else ""
 
 
+def _area(nodeid: str) -> str:
+    """The feature area of a scenario: ``features/test_<area>_scenarios.py::...`` → ``<area>``."""
+    module = nodeid.split("::", 1)[0].rsplit("/", 1)[-1]
+    return module.removeprefix("test_").removesuffix(".py").removesuffix("_scenarios")
+
+
+def _print_table(results: dict[str, dict[str, Any]]) -> None:
+    """Passed/total per area and level, one row per area."""
+    table: dict[str, Counter[str]] = {}
+    for nodeid, result in results.items():
+        row = table.setdefault(_area(nodeid), Counter())
+        level = result["level"] or "-"
+        row[f"{level}:total"] += 1
+        if result["outcome"] == "passed":
+            row[f"{level}:passed"] += 1
+    print(f"  {'area':<22}" + "".join(f"{name:>12}" for name in LEVEL_ORDER))
+    for area in sorted(table):
+        row = table[area]
+        cells = "".join(
+            f"{row[f'{name}:passed']:>6}/{row[f'{name}:total']:<5}" if row[f"{name}:total"] else f"{'-':>12}"
+            for name in LEVEL_ORDER
+        )
+        print(f"  {area:<22}{cells}")
+
+
 def _level_expression(level: str) -> str:
     allowed = [name for name, rank in LEVEL_ORDER.items() if rank <= LEVEL_ORDER[level]]
     return " or ".join(allowed)
@@ -56,6 +81,7 @@ def run(*, features: Path, target: str, report_dir: str | None, level: str, keyw
     must_failed = [n for n, r in outcomes.results.items() if r["level"] == "must" and r["outcome"] != "passed"]
     print()
     print(f"Lifecycle TCK conformance — target: {target}, levels: {_level_expression(level)}")
+    _print_table(outcomes.results)
     for name, r in sorted(outcomes.results.items()):
         if r["outcome"] != "passed":
             print(f"  {r['outcome'].upper():8} [{r['level'] or '-'}] {name}: {r['reason']}")

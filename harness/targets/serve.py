@@ -12,10 +12,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from harness.apiserver.http import create_app, serve_forever, url, write_kubeconfig
-from harness.apiserver.http.certificates import issue_server_certificate, make_ca
-from harness.world.fixtures import FixtureError, apply_documents, read_documents
 from controllers.registry import CONTROLLERS
+from harness.apiserver.http import create_app, serve_forever, url, write_kubeconfig
+from harness.world.fixtures import FixtureError, apply_documents, read_documents
 from harness.world.world import MANAGEMENT_SIMULATORS, SIMULATORS, World
 
 # How often the served world runs its due work between requests (timers, kubelet, ...).
@@ -46,6 +45,9 @@ def default_kubeconfig_path() -> Path:
 
 def _tls_files(folder: Path, host: str) -> tuple[str, str, bytes]:
     """A CA and a server certificate for ``host``, written beside the kubeconfig: (cert, key, CA PEM)."""
+    # Imported here: cryptography costs start-up time that a server without a token need not pay.
+    from harness.apiserver.http.certificates import issue_server_certificate, make_ca
+
     ca = make_ca()
     pair = issue_server_certificate(ca, [host, "127.0.0.1", "localhost", "::1"])
     folder.mkdir(parents=True, exist_ok=True)
