@@ -22,7 +22,7 @@ TEMPLATE = {"metadata": {"labels": LABELS}, "spec": {"containers": [{"name": "c"
 
 @pytest.fixture
 def world() -> World:
-    return World(simulators=["disruption"], crds=False)
+    return World(simulators=["disruption"])
 
 
 @pytest.fixture

@@ -20,7 +20,7 @@ VIOLATION = "Cannot evict pod as it would violate the pod's disruption budget."
 
 @pytest.fixture
 def world() -> World:
-    return World(simulators=["disruption"], crds=False)
+    return World(simulators=["disruption"])
 
 
 @pytest.fixture

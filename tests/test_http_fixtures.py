@@ -6,7 +6,6 @@ world is touched from the test thread only before the server starts).
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import re
 import shutil
@@ -23,19 +22,11 @@ import httpx
 from starlette.applications import Starlette
 
 from harness.apiserver.http import Server, bind, create_app, run_server, url, write_kubeconfig
-from harness.world.world import SIMULATORS, World
+from harness.world.world import World
 
 KUBECTL = shutil.which("kubectl") or "/usr/bin/kubectl"
 KUBECTL_TIMEOUT = 60
 TABLE_ACCEPT = "application/json;as=Table;v=v1;g=meta.k8s.io,application/json"
-# Simulators that make kubectl behave as against a real cluster (namespaces finalize, pods go).
-WANTED_SIMULATORS = ("namespace", "garbage-collector", "crd-cleanup", "disruption", "kubelet", "scheduler")
-
-
-def available_simulators(names: tuple[str, ...] = WANTED_SIMULATORS) -> list[str]:
-    """The wanted simulators whose modules exist (others are still being written)."""
-    return [n for n in names if importlib.util.find_spec(SIMULATORS[n].partition(":")[0]) is not None]
-
 
 class Reachable:
     """kubectl and httpx aimed at a server: ``base_url``, ``token``, ``kubeconfig`` and ``cache_dir``."""
@@ -92,8 +83,9 @@ def serve(
     tick_seconds: float | None = None,
     **world_options: Any,
 ) -> tuple[Served, Callable[[], None]]:
-    """Start a server for a fresh world (``prepare`` runs before it serves); returns it and a stop function."""
-    world = World(simulators=available_simulators() if simulators is None else simulators, **world_options)
+    """Start a server for a fresh world (``prepare`` runs before it serves); returns it and a stop function.
+    ``simulators``: the world's simulators (None: all of them, the World's default)."""
+    world = World(simulators=simulators, **world_options)
     if prepare is not None:
         prepare(world)
     sock = bind("127.0.0.1", 0)

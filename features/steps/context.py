@@ -16,7 +16,7 @@ from typing import Any
 import parse
 from pytest_bdd import parsers
 
-from harness.client import ApiError, Client
+from harness.client import ApiError, Client, find_in
 from harness.world.scene import Scene
 
 # Parse types of the step sentences: a quoted value never contains a quote, a kind is one word.
@@ -112,12 +112,7 @@ class ScenarioContext:
 
     def find(self, ref: ObjectRef) -> dict[str, Any] | None:
         """The object, or None when the API answers 404."""
-        try:
-            return self.get(ref)
-        except ApiError as err:
-            if err.code == 404:
-                return None
-            raise
+        return find_in(self.client, ref.api_version, ref.kind, ref.name, ref.namespace)
 
     def act(self, action: Callable[[], Any]) -> None:
         """Run the scenario's action: remember its answer or its API error, then let the world react."""

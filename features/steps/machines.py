@@ -20,7 +20,7 @@ import pytest
 from pytest_bdd import given, then, when
 
 from features.steps.context import ScenarioContext, labels_of, sentence
-from harness.client import MERGE, ApiError, Client
+from harness.client import MERGE, ApiError, Client, find_in
 from harness.clock import parse_rfc3339
 
 # -- Cluster API facts the sentences name ------------------------------------------------------------
@@ -135,16 +135,6 @@ def parse_annotation(text: str) -> tuple[str, str]:
 def await_state(ctx: ScenarioContext, what: str, check: Any, seconds: float = SETUP_SECONDS) -> None:
     """Advance virtual time until ``check()`` holds; fail naming ``what`` otherwise."""
     assert ctx.wait_until(check, seconds), f"the world did not bring about {what} in {seconds:.0f} s"
-
-
-def find_in(client: Client, api_version: str, kind: str, name: str, namespace: str | None) -> dict[str, Any] | None:
-    """The object, or None when it does not exist."""
-    try:
-        return client.get(api_version, kind, name, namespace)
-    except ApiError as err:
-        if err.code == 404:
-            return None
-        raise
 
 
 def conditions_of(obj: dict[str, Any] | None, *, v1beta2: bool = False) -> list[dict[str, Any]]:

@@ -17,79 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from harness.apiserver.errors import bad_request
-
-# ---------------------------------------------------------------------------------------------
-# Label keys and values (``IsQualifiedName`` / ``IsValidLabelValue``, 1.32 wording)
-# ---------------------------------------------------------------------------------------------
-
-_QUALIFIED_NAME_FMT = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]"
-_QUALIFIED_NAME_MSG = (
-    "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character"
-)
-_LABEL_VALUE_FMT = f"({_QUALIFIED_NAME_FMT})?"
-_LABEL_VALUE_MSG = (
-    "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', "
-    "and must start and end with an alphanumeric character"
-)
-_DNS1123_LABEL_FMT = "[a-z0-9]([-a-z0-9]*[a-z0-9])?"
-_DNS1123_SUBDOMAIN_FMT = f"{_DNS1123_LABEL_FMT}(\\.{_DNS1123_LABEL_FMT})*"
-_DNS1123_SUBDOMAIN_MSG = (
-    "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', "
-    "and must start and end with an alphanumeric character"
-)
-_QUALIFIED_NAME_RE = re.compile(_QUALIFIED_NAME_FMT)
-_LABEL_VALUE_RE = re.compile(_LABEL_VALUE_FMT)
-_DNS1123_SUBDOMAIN_RE = re.compile(_DNS1123_SUBDOMAIN_FMT)
-
-
-def _regex_error(message: str, fmt: str, *examples: str) -> str:
-    if not examples:
-        return f"{message} (regex used for validation is '{fmt}')"
-    quoted = " or ".join(f"'{e}', " for e in examples)
-    return f"{message} (e.g. {quoted}regex used for validation is '{fmt}')"
-
-
-_QUALIFIED_NAME_REGEX_ERROR = _regex_error(_QUALIFIED_NAME_MSG, _QUALIFIED_NAME_FMT, "MyName", "my.name", "123-abc")
-
-
-def _label_key_errors(key: str) -> list[str]:
-    errs: list[str] = []
-    parts = key.split("/")
-    if len(parts) == 1:
-        name = parts[0]
-    elif len(parts) == 2:
-        prefix, name = parts
-        if not prefix:
-            errs.append("prefix part must be non-empty")
-        else:
-            if len(prefix) > 253:
-                errs.append("prefix part must be no more than 253 characters")
-            if not _DNS1123_SUBDOMAIN_RE.fullmatch(prefix):
-                errs.append(
-                    "prefix part " + _regex_error(_DNS1123_SUBDOMAIN_MSG, _DNS1123_SUBDOMAIN_FMT, "example.com")
-                )
-    else:
-        return [
-            "a qualified name "
-            + _QUALIFIED_NAME_REGEX_ERROR
-            + " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"
-        ]
-    if not name:
-        errs.append("name part must be non-empty")
-    elif len(name) > 63:
-        errs.append("name part must be no more than 63 characters")
-    if not _QUALIFIED_NAME_RE.fullmatch(name):
-        errs.append("name part " + _QUALIFIED_NAME_REGEX_ERROR)
-    return errs
-
-
-def _label_value_errors(value: str) -> list[str]:
-    errs: list[str] = []
-    if len(value) > 63:
-        errs.append("must be no more than 63 characters")
-    if not _LABEL_VALUE_RE.fullmatch(value):
-        errs.append(_regex_error(_LABEL_VALUE_MSG, _LABEL_VALUE_FMT, "MyValue", "my_value", "12345"))
-    return errs
+from harness.apiserver.validation import is_qualified_name, is_valid_label_value
 
 
 def _go_string(value: str) -> str:
@@ -180,7 +108,7 @@ def _requirement_errors(key: str, operator: str, values: list[str] | None, path:
         return f"{path}.{name}" if path else name
 
     errs: list[str] = []
-    key_errs = _label_key_errors(key)
+    key_errs = is_qualified_name(key)
     if key_errs:
         errs.append(_invalid(child("key"), _go_string(key), "; ".join(key_errs)))
     shown = _go_string_slice(values)
@@ -205,7 +133,7 @@ def _requirement_errors(key: str, operator: str, values: list[str] | None, path:
         supported = ", ".join(_go_string(o) for o in _VALID_OPERATORS)
         errs.append(f"{child('operator')}: Unsupported value: {_go_string(operator)}: supported values: {supported}")
     for i, value in enumerate(given):
-        value_errs = _label_value_errors(value)
+        value_errs = is_valid_label_value(value)
         if value_errs:
             errs.append(_invalid(f"{child('values')}[{i}][{key}]", _go_string(value), "; ".join(value_errs)))
     return errs
@@ -326,7 +254,7 @@ class _LabelParser:
             kind, literal = self.take()
         if kind != _IDENT:
             raise _SelectorSyntaxError(f"found '{literal}', expected: identifier")
-        key_errs = _label_key_errors(literal)
+        key_errs = is_qualified_name(literal)
         if key_errs:
             # The key is checked before the operator, with no field path ("<nil>").
             raise _SelectorSyntaxError(_invalid("<nil>", _go_string(literal), "; ".join(key_errs)))

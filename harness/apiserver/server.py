@@ -49,6 +49,18 @@ def _suffix() -> str:
     return "".join(random.choice("bcdfghjklmnpqrstvwxz2456789") for _ in range(5))
 
 
+# ObjectMeta fields that are omitempty: an empty list or map is not stored (so a strategic patch that
+# removes the last finalizer leaves no "finalizers": [] behind).
+_OMITEMPTY_META = ("finalizers", "ownerReferences", "labels", "annotations", "managedFields")
+
+
+def _drop_empty_meta(obj: dict[str, Any]) -> None:
+    meta = obj["metadata"]
+    for field in _OMITEMPTY_META:
+        if field in meta and meta[field] in ([], {}, None):
+            del meta[field]
+
+
 def _meta(obj: dict[str, Any]) -> dict[str, Any]:
     meta = obj.get("metadata")
     return meta if isinstance(meta, dict) else {}
@@ -250,6 +262,7 @@ class APIServer:
         for field in ("uid", "resourceVersion", "deletionTimestamp", "deletionGracePeriodSeconds", "generation",
                       "creationTimestamp", "selfLink"):
             meta.pop(field, None)
+        _drop_empty_meta(obj)
         generated = not meta.get("name") and bool(meta.get("generateName"))
         if generated:
             meta["name"] = meta["generateName"] + _suffix()
@@ -478,6 +491,7 @@ class APIServer:
                 # spec.finalizers only change through /finalize
                 new["spec"] = clone(old.get("spec", {}))
         meta = new["metadata"]
+        _drop_empty_meta(new)
         for field in ("uid", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds"):
             if field in meta_old:
                 meta[field] = meta_old[field]

@@ -40,6 +40,20 @@ def _raise_for(response: httpx.Response) -> None:
     raise StatusError(body, headers)
 
 
+def shut_down_stream(response: httpx.Response) -> bool:
+    """End a streaming response another thread is reading by shutting its socket down; False if
+    the response exposes no socket (then nothing was done)."""
+    # Closing the response from this thread neither wakes the reader blocked on the socket nor
+    # tells the server; shutting the socket down does both (the reader then closes the response).
+    network = response.extensions.get("network_stream")
+    sock = network.get_extra_info("socket") if network is not None else None
+    if sock is None:
+        return False
+    with contextlib.suppress(OSError):
+        sock.shutdown(socket.SHUT_RDWR)
+    return True
+
+
 class HttpWatch:
     """A watch read on a background thread; events queue until drained. ``audit_id`` is the
     stream's ``Audit-Id`` response header once the server has answered (None before, or if absent)."""
@@ -104,18 +118,9 @@ class HttpWatch:
         response = self._response
         if response is None:
             return
-        # Closing the response from this thread neither wakes the reader blocked on the socket nor
-        # tells the server; shutting the socket down does both (the reader then closes the response).
-        network = response.extensions.get("network_stream")
-        sock = network.get_extra_info("socket") if network is not None else None
-        if sock is not None:
-            with contextlib.suppress(OSError):
-                sock.shutdown(socket.SHUT_RDWR)
-            return
-        try:
-            response.close()
-        except httpx.HTTPError:
-            pass
+        if not shut_down_stream(response):
+            with contextlib.suppress(httpx.HTTPError):
+                response.close()
 
 
 class HttpClient:

@@ -118,6 +118,18 @@ class Client(Protocol):
         ...
 
 
+def find_in(
+    client: Client, api_version: str, kind: str, name: str, namespace: str | None = None
+) -> dict[str, Any] | None:
+    """The object, or None when the API answers 404 (any other error is raised)."""
+    try:
+        return client.get(api_version, kind, name, namespace)
+    except ApiError as err:
+        if err.code == 404:
+            return None
+        raise
+
+
 def obj_ref(obj: dict[str, Any]) -> tuple[str, str, str, str | None]:
     """``(apiVersion, kind, name, namespace)`` of an object."""
     meta = obj.get("metadata") or {}

@@ -39,7 +39,7 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from harness.client import ApiError, Client, Controller, Request, Result
+from harness.client import ApiError, Client, Controller, Request, Result, find_in
 from harness.clock import parse_duration, parse_rfc3339, rfc3339
 from harness.world.kubelet import CSI_UNIQUE_NAME, pod_csi_volumes
 
@@ -215,10 +215,10 @@ class CSIAttacher(Controller):
     def reconcile(self, request: Request) -> Result | None:
         """Bring the node's VolumeAttachments and ``volumesAttached`` in line with its pods."""
         node_name = request.name
-        node = self._get("v1", "Node", node_name)
+        node = find_in(self.client, "v1", "Node", node_name)
         vas = {}
         for name in sorted(self._node_vas.get(node_name, ())):
-            va = self._get(VA_API_VERSION, VA_KIND, name)
+            va = find_in(self.client, VA_API_VERSION, VA_KIND, name)
             if va is not None and (va.get("spec") or {}).get("nodeName") == node_name:
                 vas[name] = va
         desired = {} if node is None else self._desired(node_name)
@@ -278,7 +278,7 @@ class CSIAttacher(Controller):
         """VA name → (driver, volume handle, PV name) for the node's non-terminated pods."""
         out: dict[str, tuple[str, str, str]] = {}
         for namespace, name in sorted(self._node_pods.get(node_name, ())):
-            pod = self._get("v1", "Pod", name, namespace)
+            pod = find_in(self.client, "v1", "Pod", name, namespace)
             if pod is None or (pod.get("spec") or {}).get("nodeName") != node_name or _pod_terminated(pod):
                 continue
             for driver, handle, pv_name in pod_csi_volumes(self.client, pod):
@@ -359,17 +359,9 @@ class CSIAttacher(Controller):
 
     # -- requests ------------------------------------------------------------------------------------
 
-    def _get(self, api_version: str, kind: str, name: str, namespace: str | None = None) -> dict[str, Any] | None:
-        try:
-            return self.client.get(api_version, kind, name, namespace)
-        except ApiError as err:
-            if err.code == 404:
-                return None
-            raise
-
     def _pv_of(self, va: dict[str, Any]) -> dict[str, Any] | None:
         pv_name = ((va.get("spec") or {}).get("source") or {}).get("persistentVolumeName")
-        return self._get("v1", "PersistentVolume", pv_name) if pv_name else None
+        return find_in(self.client, "v1", "PersistentVolume", pv_name) if pv_name else None
 
     def _create(self, name: str, driver: str, node_name: str, pv_name: str) -> dict[str, Any]:
         body = {"apiVersion": VA_API_VERSION, "kind": VA_KIND, "metadata": {"name": name},
@@ -391,7 +383,7 @@ class CSIAttacher(Controller):
         except ApiError as err:
             if err.code != 404:
                 raise
-        return self._get(VA_API_VERSION, VA_KIND, name)
+        return find_in(self.client, VA_API_VERSION, VA_KIND, name)
 
     def _patch_va(self, va: dict[str, Any], body: dict[str, Any], *, status: bool = False) -> dict[str, Any]:
         return self.client.patch(VA_API_VERSION, VA_KIND, va["metadata"]["name"], body,

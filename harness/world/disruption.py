@@ -44,7 +44,7 @@ from harness.apiserver.eviction import (
     update_disruption_allowed_condition,
 )
 from harness.apiserver.selectors import label_selector_from_dict
-from harness.client import NORMAL, WARNING, ApiError, Client, Controller, EventRecorder, Request, Result
+from harness.client import NORMAL, WARNING, ApiError, Client, Controller, EventRecorder, Request, Result, find_in
 from harness.clock import parse_rfc3339, rfc3339
 
 PDB_API_VERSION = "policy/v1"
@@ -390,17 +390,9 @@ class DisruptionController(Controller):
 
     # -- controller finders (in upstream's order) ---------------------------------------------------
 
-    def _get(self, api_version: str, kind: str, name: str, namespace: str) -> dict[str, Any] | None:
-        try:
-            return self.client.get(api_version, kind, name, namespace)
-        except ApiError as err:
-            if err.code == 404:
-                return None
-            raise
-
     def _owned(self, api_version: str, kind: str, ref: dict[str, Any], namespace: str) -> dict[str, Any] | None:
         """The referenced object, if it exists with the referenced UID."""
-        obj = self._get(api_version, kind, ref.get("name", ""), namespace)
+        obj = find_in(self.client, api_version, kind, ref.get("name", ""), namespace)
         if obj is None or _meta(obj).get("uid") != ref.get("uid"):
             return None
         return obj
@@ -411,10 +403,14 @@ class DisruptionController(Controller):
         rc = self._owned("v1", "ReplicationController", ref, namespace)
         return None if rc is None else (_meta(rc)["uid"], _replicas(rc))
 
-    def _deployment(self, ref: dict[str, Any], namespace: str) -> Scale | None:
+    def _owned_replica_set(self, ref: dict[str, Any], namespace: str) -> dict[str, Any] | None:
+        """The ReplicaSet ``ref`` names, if it is one and exists with the referenced UID."""
         if not _verify_group_kind(ref, "ReplicaSet", ("apps", "extensions")):
             return None
-        rs = self._owned(APPS_V1, "ReplicaSet", ref, namespace)
+        return self._owned(APPS_V1, "ReplicaSet", ref, namespace)
+
+    def _deployment(self, ref: dict[str, Any], namespace: str) -> Scale | None:
+        rs = self._owned_replica_set(ref, namespace)
         if rs is None:
             return None
         owner = _controller_of(rs)
@@ -424,9 +420,7 @@ class DisruptionController(Controller):
         return None if deployment is None else (_meta(deployment)["uid"], _replicas(deployment))
 
     def _replica_set(self, ref: dict[str, Any], namespace: str) -> Scale | None:
-        if not _verify_group_kind(ref, "ReplicaSet", ("apps", "extensions")):
-            return None
-        rs = self._owned(APPS_V1, "ReplicaSet", ref, namespace)
+        rs = self._owned_replica_set(ref, namespace)
         if rs is None:
             return None
         owner = _controller_of(rs)
@@ -460,7 +454,7 @@ class DisruptionController(Controller):
 
     def _scale_replicas(self, owner: dict[str, Any], group_resource: str) -> int:
         """``spec.replicas`` of the owner's Scale: at the CRD's ``specReplicasPath`` for a custom resource."""
-        crd = self._get(CRD_API_VERSION, CRD_KIND, group_resource, "") if "." in group_resource else None
+        crd = find_in(self.client, CRD_API_VERSION, CRD_KIND, group_resource, "") if "." in group_resource else None
         path = ".spec.replicas"
         for version in ((crd or {}).get("spec") or {}).get("versions") or []:
             scale = (version.get("subresources") or {}).get("scale") or {}

@@ -30,7 +30,7 @@ from collections import OrderedDict
 from collections.abc import Iterable
 from typing import Any
 
-from harness.client import ApiError, Client, Controller, Request, Result
+from harness.client import ApiError, Client, Controller, Request, Result, find_in
 
 FOREGROUND_FINALIZER = "foregroundDeletion"
 ORPHAN_FINALIZER = "orphan"
@@ -314,12 +314,7 @@ class GarbageCollector(Controller):
 
     def _get(self, identity: Identity) -> dict[str, Any] | None:
         api_version, kind, namespace, name = identity
-        try:
-            return self.client.get(api_version, kind, name, namespace or None)
-        except ApiError as err:
-            if err.code == 404:
-                return None
-            raise
+        return find_in(self.client, api_version, kind, name, namespace or None)
 
     def _delete(self, node: _Node, uid: str, policy: str) -> None:
         api_version, kind, namespace, name = node.identity

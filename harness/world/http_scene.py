@@ -24,10 +24,8 @@ moves only when the scene advances it (unless the world follows wall time; then 
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import json
-import socket
 import ssl
 import threading
 import time
@@ -42,7 +40,7 @@ from starlette.types import Receive, Scope, Send
 from harness.apiserver.clusters import MANAGEMENT, cluster_path
 from harness.apiserver.errors import StatusError, status
 from harness.apiserver.http import bind, create_app, run_server, url
-from harness.client.http import AUDIT_ID_HEADER, HttpClient
+from harness.client.http import AUDIT_ID_HEADER, HttpClient, shut_down_stream
 from harness.world.world import World
 
 ADMIN_PATH = "/harness/v1"
@@ -132,16 +130,6 @@ class WorldServer:
             raise RuntimeError(f"the server on {self.base_url} did not stop within {timeout} s")
 
 
-def _shut_down(response: httpx.Response) -> None:
-    """End a streaming response another thread is reading: shutting its socket down wakes the
-    reader (closing the response from here would not) and tells the server the client is gone."""
-    network = response.extensions.get("network_stream")
-    sock = network.get_extra_info("socket") if network is not None else None
-    if sock is not None:
-        with contextlib.suppress(OSError):
-            sock.shutdown(socket.SHUT_RDWR)
-
-
 class RawWatch:
     """A watch request read on a background thread that keeps what crossed the wire: the status
     code, the headers and every line exactly as sent (with its newline; a last piece without one
@@ -218,7 +206,7 @@ class RawWatch:
     def stop(self) -> None:
         self._stopped.set()
         if self._response is not None:
-            _shut_down(self._response)
+            shut_down_stream(self._response)
 
 
 class _Stream(Protocol):
