@@ -134,3 +134,18 @@ def test_serve_refuses_bad_arguments_with_a_clear_message(args: list[str], code:
                             capture_output=True, text=True, timeout=30, env=os.environ.copy())
     assert result.returncode == code
     assert message in result.stderr
+
+
+def test_a_client_from_the_kubeconfig_trusts_the_served_ca(tmp_path: Path) -> None:
+    from harness.client.http import HttpClient
+
+    proc, _url, kubeconfig = _start(["--kubeconfig", str(tmp_path / "kc"), "--token", "s3cret"])
+    try:
+        client = HttpClient.from_kubeconfig(kubeconfig.read_text())
+        try:
+            names = [ns["metadata"]["name"] for ns in client.list("v1", "Namespace")["items"]]
+        finally:
+            client.close()
+        assert "kube-system" in names
+    finally:
+        _stop(proc)

@@ -7,6 +7,7 @@ watches on a background thread. A cluster that cannot be reached raises :class:`
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import json
 import socket
@@ -156,7 +157,15 @@ class HttpClient:
         auth = users.get(ctx.get("user", ""), {}) if ctx else {}
         if not cluster.get("server"):
             raise ValueError("kubeconfig names no server")
-        return cls(cluster["server"], token=auth.get("token"), user=user)
+        verify: bool | str | ssl.SSLContext = True
+        if cluster.get("certificate-authority-data"):
+            ca_pem = base64.b64decode(cluster["certificate-authority-data"]).decode()
+            verify = ssl.create_default_context(cadata=ca_pem)
+        elif cluster.get("certificate-authority"):
+            verify = ssl.create_default_context(cafile=cluster["certificate-authority"])
+        elif cluster.get("insecure-skip-tls-verify"):
+            verify = False
+        return cls(cluster["server"], token=auth.get("token"), user=user, verify=verify)
 
     def close(self) -> None:
         self._http.close()
