@@ -134,6 +134,14 @@ class Controller:
 
         self._timers[request] = self.manager.scheduler.call_at(due, fire)
 
+    def drop_timers(self) -> None:
+        """Cancel every pending requeue and forget the queue."""
+        for timer in self._timers.values():
+            timer.cancel()
+        self._timers.clear()
+        self._queue.clear()
+        self._queued.clear()
+
     def has_work(self) -> bool:
         return bool(self._queue) and self.enabled
 
@@ -214,6 +222,16 @@ class Manager:
         self.controllers.append(controller)
         controller.setup()
         return controller
+
+    def remove(self, controller: Controller) -> None:
+        """Stop running ``controller``: its watches end, its timers are dropped, its queue is forgotten."""
+        for source in [s for s in self._sources if s.controller is controller]:
+            source.stream.stop()
+        self._sources = [s for s in self._sources if s.controller is not controller]
+        controller.enabled = False
+        controller.drop_timers()
+        if controller in self.controllers:
+            self.controllers.remove(controller)
 
     def get(self, name: str) -> Controller:
         for controller in self.controllers:

@@ -112,8 +112,7 @@ class World:
         """Take a workload cluster away: its API becomes unreachable, its simulators stop."""
         for (cluster, sim_name), controller in list(self._simulators.items()):
             if cluster == name:
-                controller.enabled = False
-                controller.forget_watches(name)
+                self.manager.remove(controller)
                 del self._simulators[(cluster, sim_name)]
         for controller in self.manager.controllers:
             controller.forget_watches(name)

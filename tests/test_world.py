@@ -1,4 +1,4 @@
-"""Object metadata as the apiserver stores it."""
+"""The world as a whole: object metadata as the apiserver stores it, clusters coming and going."""
 
 from __future__ import annotations
 
@@ -17,3 +17,18 @@ def test_removing_the_last_finalizer_leaves_no_empty_list() -> None:
                            namespace="default", patch_type=STRATEGIC)
     assert "finalizers" not in patched["metadata"]
     assert "labels" not in patched["metadata"]
+
+
+def test_a_deleted_cluster_leaves_no_controllers_behind() -> None:
+    world = World()
+    client = world.client()
+    before = len(world.manager.controllers)
+    client.create({"apiVersion": "cluster.x-k8s.io/v1beta1", "kind": "Cluster",
+                   "metadata": {"name": "wl1", "namespace": "default"}, "spec": {}})
+    world.settle()
+    assert world.clusters.get("default/wl1") is not None
+    assert len(world.manager.controllers) > before
+    client.delete("cluster.x-k8s.io/v1beta1", "Cluster", "wl1", "default")
+    world.advance(60)
+    assert world.clusters.get("default/wl1") is None
+    assert len(world.manager.controllers) == before
