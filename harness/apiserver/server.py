@@ -125,10 +125,11 @@ class APIServer:
     def now(self) -> str:
         return self.clock.isoformat()
 
-    def _out(self, rt: ResourceType, obj: dict[str, Any]) -> dict[str, Any]:
-        """A copy for the caller, at the apiVersion it asked for."""
+    def _out(self, rt: ResourceType, obj: dict[str, Any], *, shared: bool = False) -> dict[str, Any]:
+        """A copy for the caller, at the apiVersion it asked for. ``shared``: a shallow view whose
+        nested values are the store's own, for callers that only serialise it."""
         out: dict[str, Any] = {"kind": rt.kind, "apiVersion": rt.api_version}
-        out.update(clone(obj))
+        out.update(obj if shared else clone(obj))
         out["kind"] = rt.kind
         out["apiVersion"] = rt.api_version
         return out
@@ -328,8 +329,10 @@ class APIServer:
         limit: int | None = None,
         continue_token: str | None = None,
         resource_version: str | None = None,
+        shared: bool = False,
     ) -> dict[str, Any]:
-        """A ``<Kind>List`` in key order, filtered by selectors, paged by ``limit``/``continue``."""
+        """A ``<Kind>List`` in key order, filtered by selectors, paged by ``limit``/``continue``.
+        ``shared``: items are read-only views of the stored objects (for serialising, not changing)."""
         matches = self._matcher(rt, label_selector, field_selector)
         if resource_version not in (None, "", "0"):
             try:
@@ -350,7 +353,6 @@ class APIServer:
         ns_filter = namespace if rt.namespaced and namespace else None
         candidates = self._candidates(rt, skey, ns_filter, field_selector)
         items: list[dict[str, Any]] = []
-        token = None
         remaining = 0
         for obj in candidates:
             key = ((_meta(obj).get("namespace") or ""), _meta(obj)["name"])
@@ -365,14 +367,13 @@ class APIServer:
         list_meta: dict[str, Any] = {"resourceVersion": str(list_rv)}
         if remaining and items:
             last = items[-1]["metadata"]
-            token = self._encode_continue((last.get("namespace") or "", last["name"]), list_rv)
-            list_meta["continue"] = token
+            list_meta["continue"] = self._encode_continue((last.get("namespace") or "", last["name"]), list_rv)
             list_meta["remainingItemCount"] = remaining
         return {
             "kind": rt.list_kind,
             "apiVersion": rt.api_version,
             "metadata": list_meta,
-            "items": [self._out(rt, o) for o in items],
+            "items": [self._out(rt, o, shared=shared) for o in items],
         }
 
     def _candidates(
@@ -710,7 +711,7 @@ class APIServer:
             finalizers.append(FOREGROUND_FINALIZER)
         if policy == ORPHAN and ORPHAN_FINALIZER not in finalizers:
             finalizers.append(ORPHAN_FINALIZER)
-        if policy in (FOREGROUND, BACKGROUND) and ORPHAN_FINALIZER in finalizers and policy is not None:
+        if policy in (FOREGROUND, BACKGROUND) and ORPHAN_FINALIZER in finalizers:
             finalizers.remove(ORPHAN_FINALIZER)
         pending_namespace = is_namespace and bool((stored.get("spec") or {}).get("finalizers"))
         if meta.get("deletionTimestamp"):

@@ -181,6 +181,7 @@ def _read(call: Call, rt: ResourceType, namespace: str | None, info: RequestInfo
         limit=limit if limit and limit > 0 else None,  # 0 or negative: no limit
         continue_token=query.get("continue") or None,
         resource_version=query.get("resourceVersion"),
+        shared=True,  # only serialised below: no need to copy every object first
     )
     return json_response(writer.for_list(listed, call.world.now()) if writer else listed)
 
