@@ -196,35 +196,15 @@ def reconcile_delete(s: Scope) -> float | None:
     cond.mark_true(m, cond.PRE_TERMINATE_DELETE_HOOK_SUCCEEDED, s.now)
 
     infra_ref = (m.get("spec") or {}).get("infrastructureRef") or {}
-    infra_kind = str(infra_ref.get("kind", ""))
-    try:
-        gone = _delete_external(s, s.infra_machine, s.infra_machine_not_found, cond.INFRASTRUCTURE_READY)
-    except ReconcileError:
-        s.deleting_reason = cond.INTERNAL_ERROR_REASON
-        s.deleting_message = DELETE_FAILED_MESSAGE.format(kind=infra_kind)
-        raise
-    if not gone:
-        logs.info(LOG_WAITING_FOR_INFRASTRUCTURE, **s.log_values,
-                  **{infra_kind: f"{infra_ref.get('namespace', '')}/{infra_ref.get('name', '')}"})
-        s.deleting_reason = cond.WAITING_FOR_INFRASTRUCTURE_DELETION_REASON
-        s.deleting_message = WAITING_FOR_DELETION_MESSAGE.format(kind=infra_kind)
+    if not _external_gone(s, infra_ref, s.infra_machine, s.infra_machine_not_found, cond.INFRASTRUCTURE_READY,
+                          LOG_WAITING_FOR_INFRASTRUCTURE, cond.WAITING_FOR_INFRASTRUCTURE_DELETION_REASON):
         return None
 
     config_ref = ((m.get("spec") or {}).get("bootstrap") or {}).get("configRef")
-    if config_ref:
-        config_kind = str(config_ref.get("kind", ""))
-        try:
-            gone = _delete_external(s, s.bootstrap_config, s.bootstrap_config_not_found, cond.BOOTSTRAP_READY)
-        except ReconcileError:
-            s.deleting_reason = cond.INTERNAL_ERROR_REASON
-            s.deleting_message = DELETE_FAILED_MESSAGE.format(kind=config_kind)
-            raise
-        if not gone:
-            logs.info(LOG_WAITING_FOR_BOOTSTRAP, **s.log_values,
-                      **{config_kind: f"{config_ref.get('namespace', '')}/{config_ref.get('name', '')}"})
-            s.deleting_reason = cond.WAITING_FOR_BOOTSTRAP_DELETION_REASON
-            s.deleting_message = WAITING_FOR_DELETION_MESSAGE.format(kind=config_kind)
-            return None
+    if config_ref and not _external_gone(s, config_ref, s.bootstrap_config, s.bootstrap_config_not_found,
+                                         cond.BOOTSTRAP_READY, LOG_WAITING_FOR_BOOTSTRAP,
+                                         cond.WAITING_FOR_BOOTSTRAP_DELETION_REASON):
+        return None
 
     # The Node goes only after the infrastructure is gone (cluster-api#2565).
     if allowed:
@@ -315,6 +295,31 @@ def _wait_for_volumes(s: Scope) -> float | None:
     cond.mark_true(m, cond.VOLUME_DETACH_SUCCEEDED, s.now)
     s.event(NORMAL, NODE_VOLUMES_DETACHED, NODE_VOLUMES_DETACHED_MESSAGE.format(node=go_quote(s.node_name)))
     return None
+
+
+def _external_gone(
+    s: Scope,
+    ref: dict[str, Any],
+    obj: dict[str, Any] | None,
+    not_found: bool,
+    ready_condition: str,
+    waiting_log: str,
+    waiting_reason: str,
+) -> bool:
+    """Phases 8 and 9 (infrastructure, then bootstrap): True once the referenced object is gone;
+    otherwise delete it and record why the Machine waits (or why the delete failed)."""
+    kind = str(ref.get("kind", ""))
+    try:
+        gone = _delete_external(s, obj, not_found, ready_condition)
+    except ReconcileError:
+        s.deleting_reason = cond.INTERNAL_ERROR_REASON
+        s.deleting_message = DELETE_FAILED_MESSAGE.format(kind=kind)
+        raise
+    if not gone:
+        logs.info(waiting_log, **s.log_values, **{kind: f"{ref.get('namespace', '')}/{ref.get('name', '')}"})
+        s.deleting_reason = waiting_reason
+        s.deleting_message = WAITING_FOR_DELETION_MESSAGE.format(kind=kind)
+    return gone
 
 
 def _delete_external(s: Scope, obj: dict[str, Any] | None, not_found: bool, ready_condition: str) -> bool:

@@ -101,12 +101,10 @@ class Store:
         self._data.pop(skey, None)
 
     def _index_pod(self, key: ObjectKey, old: dict[str, Any] | None, new: dict[str, Any] | None) -> None:
-        old_node = (old or {}).get("spec", {}).get("nodeName") or ""
-        new_node = (new or {}).get("spec", {}).get("nodeName") or ""
-        if old is not None and old_node != new_node or new is None:
-            self._pods_by_node.get(old_node, set()).discard(key)
+        if old is not None:
+            self._pods_by_node.get((old.get("spec") or {}).get("nodeName") or "", set()).discard(key)
         if new is not None:
-            self._pods_by_node.setdefault(new_node, set()).add(key)
+            self._pods_by_node.setdefault((new.get("spec") or {}).get("nodeName") or "", set()).add(key)
 
     def _record(self, skey: StorageKey, event_type: str, obj: dict[str, Any], old: dict[str, Any] | None) -> None:
         rv = int(obj["metadata"]["resourceVersion"])
