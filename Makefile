@@ -15,11 +15,17 @@ $(STAMP): pyproject.toml
 conformance: $(STAMP)  ## run the conformance suite against the reference implementation
 	$(BIN)/lifecycle-tck conformance
 
-test: $(STAMP)  ## run the unit tests, the real-client tests and the features (in-process, then over HTTP)
-	$(BIN)/python -m pytest -q tests features && $(BIN)/python -m pytest -q features --transport http
+# The features with reference controllers also run with the controllers as a separate process.
+PROCESS_FEATURES := $(wildcard features/test_machine_deletion_scenarios.py features/test_cluster_lifecycle_scenarios.py \
+	features/test_runtime_hooks_scenarios.py features/test_rollout_hooks_scenarios.py features/test_addon_deletion_scenarios.py \
+	features/test_hic_scenarios.py)
+
+test: $(STAMP)  ## unit and real-client tests; the features in-process, over HTTP, and with the controllers as a process
+	$(BIN)/python -m pytest -q tests features && $(BIN)/python -m pytest -q features --transport http \
+		&& $(BIN)/python -m pytest -q $(PROCESS_FEATURES) --transport process
 
 lint: $(STAMP)
-	$(BIN)/ruff check harness controllers features tests benchmarks conftest.py
+	$(BIN)/ruff check harness controllers features tests benchmarks examples conftest.py
 	$(BIN)/lint-imports
 
 bench: $(STAMP)

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
-from benchmarks import apiserver, http, machine
+from benchmarks import addons, apiserver, http, machine, rollout, runtime
 
 
 def main() -> None:
     apiserver.main()
     http.main()
     machine.main()
+    rollout.main()
+    runtime.main()
+    addons.main()
 
 
 if __name__ == "__main__":

@@ -1,8 +1,11 @@
-"""``python -m controllers --kubeconfig PATH [--only NAMES]``: the reference controllers as a process of
-their own, against a served world (``python -m harness serve``), until SIGINT or SIGTERM.
+"""``python -m controllers --kubeconfig PATH [--only NAMES] [--control stdio]``: the reference controllers
+as a process of their own, against a served world (``python -m harness serve``), until SIGINT or SIGTERM.
 
 The controllers follow the server's clock (``ServerClock``), so ``POST /harness/v1/clock/advance`` moves
-their timers too. Exit codes: 0 after a signal, 2 for bad usage, 1 when the kubeconfig cannot be used.
+their timers too. With ``--control stdio`` the process runs only when told, through the JSON-line
+protocol of :mod:`harness.client.remote` on its standard input and output (how the conformance suite
+settles a world and a controller process together); until the input ends. Exit codes: 0 after a signal
+or the end of the input, 2 for bad usage, 1 when the kubeconfig cannot be used.
 """
 
 from __future__ import annotations
@@ -11,15 +14,18 @@ import argparse
 import signal
 import sys
 import threading
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from controllers.registry import CONTROLLERS, load
 from harness.client import Manager
 from harness.client.http import HttpClient
-from harness.client.remote import ServerClock, run_forever
-from harness.clock import Scheduler
+from harness.client.remote import ServerClock, run_controlled, run_forever
+from harness.clock import Scheduler, VirtualClock
 
 USER = "system:serviceaccount:capi-system:capi-controller-manager"
+CONTROL_STDIO = "stdio"
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -27,6 +33,7 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--kubeconfig", required=True, help="kubeconfig of the management cluster")
     parser.add_argument("--only", default="", help="comma-separated controller names (default: all): "
                         + ", ".join(CONTROLLERS))
+    parser.add_argument("--control", choices=[CONTROL_STDIO], help="run only when told, through stdin/stdout")
     return parser
 
 
@@ -39,6 +46,27 @@ def selected(only: str) -> list[str]:
     return names
 
 
+def _controlled(kubeconfig: str, names: list[str]) -> int:
+    """``--control stdio``: the protocol of :mod:`harness.client.remote` on stdin/stdout; the
+    kubeconfig is read, and the controllers start, at the first request."""
+    clients: list[HttpClient] = []
+
+    def connect(now: float) -> tuple[Manager, Callable[[], dict[str, dict[str, Any]]]]:
+        client = HttpClient.from_kubeconfig(Path(kubeconfig).read_text(), user=USER)
+        clients.append(client)
+        manager = Manager(Scheduler(VirtualClock(now)))  # moved by the requests only
+        for name in names:
+            manager.add(load(name)(client))
+        return manager, client.watch_streams
+
+    try:
+        run_controlled(names, connect, sys.stdin, sys.stdout)
+    finally:
+        for client in clients:
+            client.close()
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the selected controllers until SIGINT/SIGTERM; the exit code."""
     args = _parser().parse_args(argv)
@@ -47,9 +75,11 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as err:
         print(f"controllers: {err}", file=sys.stderr)
         return 2
+    if args.control == CONTROL_STDIO:
+        return _controlled(args.kubeconfig, names)
     try:
         client = HttpClient.from_kubeconfig(Path(args.kubeconfig).read_text(), user=USER)
-        clock = ServerClock(client.now)
+        clock = ServerClock(client.clock)
     except (OSError, ValueError, ConnectionError) as err:
         print(f"controllers: cannot use {args.kubeconfig}: {err}", file=sys.stderr)
         return 1

@@ -4,8 +4,10 @@ for every tag a scenario may carry (behavior ids, levels and profiles from ``beh
 
 ``--transport inprocess`` (the default) hands steps a world in this thread; ``--transport http``
 serves each scenario's world over HTTP (one server for the session, a fresh world per scenario),
-so every step goes through the wire. Scenarios tagged ``@wire`` are about the wire itself: they
-run only over HTTP (in-process they are deselected)."""
+so every step goes through the wire; ``--transport process`` does too, and runs the reference
+controllers as a separate process (``python -m controllers``, harness/targets/process.py) instead
+of in the world. Scenarios tagged ``@wire`` are about the wire itself: they run only over HTTP
+(in-process they are deselected)."""
 
 from __future__ import annotations
 
@@ -16,6 +18,9 @@ import pytest
 import yaml
 
 from features.steps.context import ScenarioContext
+from harness.targets.conformance import install_chaos
+from harness.targets.process import ControllerProcesses, ProcessScene
+from harness.targets.report import TIMELINE
 from harness.world.http_scene import HttpScene, WorldServer
 from harness.world.scene import InProcessScene, Scene
 from harness.world.world import World
@@ -24,6 +29,10 @@ BEHAVIORS_FILE = Path(__file__).resolve().parent / "behaviors.yaml"
 LEVELS = {"must": "conformance level MUST", "should": "conformance level SHOULD", "may": "conformance level MAY"}
 INPROCESS = "inprocess"
 HTTP = "http"
+PROCESS = "process"
+REFERENCE_PROCESS = "reference-process"
+# --target hic: the features/hic/ scenarios against a HIC process (features/steps/hic.py, harness/targets/hic.py).
+HIC_TARGET = "hic"
 WIRE = "wire"
 # The seed documents a scenario may be tagged with (@seed_000 .. @seed_004).
 SEEDS = tuple(f"seed_{n:03d}" for n in range(5))
@@ -45,13 +54,28 @@ pytest_plugins = [
     "features.steps.machines",
     "features.steps.drain",
     "features.steps.volume_detach",
+    "features.steps.rollout",
+    "features.steps.runtime",
+    "features.steps.clusters",
+    "features.steps.addons",
+    "features.steps.hic",
 ]
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.getgroup("lifecycle-tck").addoption(
-        "--transport", default=INPROCESS, choices=(INPROCESS, HTTP),
-        help="how steps reach the world: in this thread (default) or over HTTP",
+        "--transport", default=INPROCESS, choices=(INPROCESS, HTTP, PROCESS),
+        help="how steps reach the world: in this thread (default), over HTTP, or over HTTP with the "
+             "reference controllers as a separate process",
+    )
+    parser.getgroup("lifecycle-tck").addoption(
+        "--chaos", type=float, default=None, metavar="RATE",
+        help="make about RATE (0..1] of the reference controllers' reads and writes fail with 409, 429 and 500 "
+             "(the scenario's own requests are untouched)",
+    )
+    parser.getgroup("lifecycle-tck").addoption(
+        "--scenario-timeline", action="store_true", default=False,
+        help="keep each scenario's audit trail for the conformance report (lifecycle-tck conformance --report-dir)",
     )
 
 
@@ -75,10 +99,18 @@ def pytest_configure(config: pytest.Config) -> None:
         config.addinivalue_line("markers", f"{seed}: scenarios stating a rule of seeds/{seed[5:]}_*.txt")
 
 
+def transport(config: pytest.Config) -> str:
+    """How steps reach the world: ``--transport``, except that the ``reference-process`` target
+    always runs the controllers as a process."""
+    if config.getoption("--target") == REFERENCE_PROCESS:
+        return PROCESS
+    return str(config.getoption("--transport"))
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Deselect the @wire scenarios unless the transport is HTTP: in-process there is no wire, so
     they do not apply (deselected rather than skipped: a skipped MUST scenario fails conformance)."""
-    if config.getoption("--transport") == HTTP:
+    if transport(config) != INPROCESS:
         return
     wire = [item for item in items if item.get_closest_marker(WIRE) is not None]
     if wire:
@@ -88,21 +120,71 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 @pytest.fixture(scope="session")
 def world_server() -> Iterator[WorldServer]:
-    """The HTTP server the scenarios' worlds take turns on (``--transport http``)."""
+    """The HTTP server the scenarios' worlds take turns on (``--transport http`` or ``process``)."""
     server = WorldServer()
     yield server
     server.stop()
 
 
+# Binders whose features state the API server's own semantics: their worlds run the simulators but no
+# reference controller (a Deployment controller would rewrite the Deployment status those scenarios write).
+WITHOUT_REFERENCE_CONTROLLERS = ("test_apiserver_scenarios",)
+
+
+@pytest.fixture(scope="session")
+def controller_processes(world_server: WorldServer) -> Iterator[ControllerProcesses]:
+    """The reference controllers' processes (``--transport process``), each started while the
+    scenario before it runs."""
+    processes = ControllerProcesses(world_server.base_url)
+    yield processes
+    processes.close()
+
+
 @pytest.fixture
 def scene(request: pytest.FixtureRequest) -> Iterator[Scene]:
     """A fresh world with every simulator, for one scenario, reached as ``--transport`` says."""
-    if request.config.getoption("--transport") != HTTP:
-        yield InProcessScene(World())
+    how = transport(request.config)
+    if request.config.getoption("--target") == HIC_TARGET:
+        from features.steps.hic import hic_scene  # a step module: pytest_plugins loads it (assertion rewriting)
+
+        yield from hic_scene(request)
+        return
+    bare = request.node.module.__name__.rpartition(".")[2] in WITHOUT_REFERENCE_CONTROLLERS
+    if how == INPROCESS:
+        yield InProcessScene(World(controllers=[]) if bare else World())
         return
     server = request.getfixturevalue("world_server")
+    if bare:
+        with HttpScene(World(controllers=[]), server=server) as bare_scene:
+            yield bare_scene
+        return
+    if how == PROCESS:
+        processes = request.getfixturevalue("controller_processes")
+        with ProcessScene(World(controllers=[]), server=server, processes=processes) as process_scene:
+            yield process_scene
+        return
     with HttpScene(World(), server=server) as scene:
         yield scene
+
+
+@pytest.fixture(autouse=True)
+def _chaos(request: pytest.FixtureRequest) -> None:
+    """With ``--chaos RATE``: faults on the reference controllers' requests in the scenario's world."""
+    rate = request.config.getoption("--chaos")
+    if rate:
+        install_chaos(request.getfixturevalue("scene"), rate)
+
+
+@pytest.fixture(autouse=True)
+def _timeline(request: pytest.FixtureRequest) -> Iterator[None]:
+    """With ``--scenario-timeline``: the writes the scenario caused, for the conformance report."""
+    if not request.config.getoption("--scenario-timeline"):
+        yield
+        return
+    scene = request.getfixturevalue("scene")
+    start = scene.audit_size()
+    yield
+    request.node.stash[TIMELINE] = scene.audit(since=start)
 
 
 @pytest.fixture

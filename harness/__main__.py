@@ -9,7 +9,18 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 FEATURES = REPO / "features"
 LEVELS = ("must", "should", "may")
-TARGETS = ("reference",)
+TARGETS = ("reference", "reference-process", "hic")
+
+
+def _rate(text: str) -> float:
+    """A fault rate: a number greater than 0 and at most 1."""
+    try:
+        rate = float(text)
+    except ValueError:
+        rate = -1.0
+    if not 0 < rate <= 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a rate: give a number greater than 0 and at most 1")
+    return rate
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -23,13 +34,32 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--controllers", default="all", help="all, none, or a comma-separated list")
     serve.add_argument("--fixtures", nargs="*", default=[], help="YAML files or folders to load at start")
     serve.add_argument("--token", default=None, help="require this bearer token")
+    serve.add_argument("--chaos", type=_rate, default=None, metavar="RATE",
+                       help="answer about RATE (0..1] of the API requests with 409, 429 or 500 "
+                            "(not those of the world's simulators)")
+
+    extension = sub.add_parser("extension", help="serve the reference Runtime Extension over HTTPS until interrupted")
+    extension.add_argument("--host", default="127.0.0.1")
+    extension.add_argument("--port", type=int, default=0, help="0 picks a free port")
+    extension.add_argument("--cert-dir", required=True, help="where the CA and server certificate are (made if absent)")
+    extension.add_argument("--kubeconfig", default=None, help="sync the test extension's ConfigMaps with this cluster")
+    extension.add_argument("--failure-policy", default="Fail", choices=("Fail", "Ignore"))
+    extension.add_argument("--timeout-seconds", type=int, default=None, help="timeoutSeconds of every handler")
 
     conformance = sub.add_parser("conformance", help="run the conformance suite and print its summary")
     conformance.add_argument("--target", default="reference", choices=TARGETS)
+    conformance.add_argument("--hic-command", default=None, metavar="CMD",
+                             help="--target hic: the command running the HIC under test (it gets KUBECONFIG "
+                                  "and LIFECYCLE_TCK_HIC_CONFIG)")
+    conformance.add_argument("--hic-config", default=None, metavar="FILE",
+                             help="--target hic: the HIC config (YAML): its hooks, whether it adds them, its selector")
     conformance.add_argument("--report-dir", default=None)
     conformance.add_argument("--level", default="may", choices=LEVELS,
                              help="run scenarios of this level and stricter ones (must ⊂ should ⊂ may)")
     conformance.add_argument("-k", dest="keyword", default=None, help="only scenarios matching this expression")
+    conformance.add_argument("--chaos", type=_rate, default=None, metavar="RATE",
+                             help="make about RATE (0..1] of the reference controllers' reads and writes fail "
+                                  "with 409, 429 or 500")
     return parser
 
 
@@ -37,8 +67,18 @@ def _conformance(args: argparse.Namespace) -> int:
     # Imported here so that `serve` starts without pytest's import cost.
     from harness.targets.conformance import run
 
+    target_args: list[str] = []
+    if args.target == "hic":
+        from harness.targets.hic import check_hic_options
+
+        problem = check_hic_options(args.hic_command, args.hic_config)
+        if problem:
+            print(f"lifecycle-tck conformance: {problem}", file=sys.stderr)
+            return 2
+        target_args = [f"--hic-command={args.hic_command}", f"--hic-config={Path(args.hic_config).resolve()}"]
     return run(
-        features=FEATURES, target=args.target, report_dir=args.report_dir, level=args.level, keyword=args.keyword
+        features=FEATURES, target=args.target, report_dir=args.report_dir, level=args.level, keyword=args.keyword,
+        chaos=args.chaos, target_args=target_args,
     )
 
 
@@ -47,7 +87,7 @@ def _serve(args: argparse.Namespace) -> int:
 
     return serve(
         host=args.host, port=args.port, kubeconfig=args.kubeconfig, controllers=args.controllers,
-        fixtures=args.fixtures, token=args.token,
+        fixtures=args.fixtures, token=args.token, chaos=args.chaos,
     )
 
 
@@ -57,6 +97,11 @@ def main(argv: list[str] | None = None) -> int:
         return _conformance(args)
     if args.command == "serve":
         return _serve(args)
+    if args.command == "extension":
+        from harness.world.extension.server import run
+
+        return run(host=args.host, port=args.port, cert_dir=args.cert_dir, kubeconfig=args.kubeconfig,
+                   failure_policy=args.failure_policy, timeout_seconds=args.timeout_seconds)
     return 2
 
 

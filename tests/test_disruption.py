@@ -22,7 +22,8 @@ TEMPLATE = {"metadata": {"labels": LABELS}, "spec": {"containers": [{"name": "c"
 
 @pytest.fixture
 def world() -> World:
-    return World(simulators=["disruption"])
+    # The disruption controller alone: reference workload controllers would manage the hand-made pods.
+    return World(simulators=["disruption"], controllers=[])
 
 
 @pytest.fixture

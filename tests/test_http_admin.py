@@ -19,7 +19,9 @@ def served(tmp_path: Path) -> Iterator[Served]:
 def test_clock_reports_virtual_time(served: Served) -> None:
     with served.http() as http:
         clock = http.get("/harness/v1/clock").json()
-    assert clock == {"now": "2026-01-01T00:00:00Z", "unix": EPOCH}
+    assert clock["now"] == "2026-01-01T00:00:00Z" and clock["unix"] == EPOCH
+    assert clock["followsWallTime"] is False
+    assert clock["nextDue"] is not None and clock["nextDue"] > EPOCH  # the world's bookmark timer at least
 
 
 def test_advancing_the_clock_moves_time_and_ages(served: Served) -> None:
@@ -30,11 +32,38 @@ def test_advancing_the_clock_moves_time_and_ages(served: Served) -> None:
             "/api/v1/namespaces", headers={"Accept": "application/json;as=Table;v=v1;g=meta.k8s.io"}
         ).json()
     assert advanced.status_code == 200
-    assert advanced.json() == {"now": "2026-01-01T00:01:30Z", "unix": EPOCH + 90}
+    assert advanced.json()["now"] == "2026-01-01T00:01:30Z" and advanced.json()["unix"] == EPOCH + 90
     assert table["rows"][0]["cells"][2] == "90s"
 
 
-@pytest.mark.parametrize("body", [{"seconds": -1}, {"seconds": "5"}, {"seconds": True}, {}, [1]], ids=str)
+def test_advancing_to_a_time_moves_the_clock_there(served: Served) -> None:
+    with served.http() as http:
+        advanced = http.post("/harness/v1/clock/advance", json={"to": EPOCH + 45.5}).json()
+        backwards = http.post("/harness/v1/clock/advance", json={"to": EPOCH}).json()
+    assert advanced["unix"] == EPOCH + 45.5
+    assert backwards["unix"] == EPOCH + 45.5  # virtual time never goes back
+
+
+def test_advancing_with_stop_after_write_stops_at_the_first_instant_something_was_written(tmp_path: Path) -> None:
+    pod = {"metadata": {"name": "p"}, "spec": {"nodeName": "n1", "terminationGracePeriodSeconds": 45,
+                                                 "containers": [{"name": "app", "image": "nginx:1.27"}]}}
+    for served in serving(tmp_path, simulators=["kubelet"]):
+        with served.http() as http:
+            http.post("/api/v1/nodes", json={"metadata": {"name": "n1"}}).raise_for_status()
+            http.post("/api/v1/namespaces/default/pods", json=pod).raise_for_status()
+            start = http.post("/harness/v1/clock/advance", json={"seconds": 0}).json()["unix"]
+            http.delete("/api/v1/namespaces/default/pods/p").raise_for_status()
+            # The kubelet removes the Pod when its grace period ends: the first write after now.
+            first = http.post("/harness/v1/clock/advance", json={"seconds": 600, "stopAfterWrite": True}).json()
+            gone = http.get("/api/v1/namespaces/default/pods/p").status_code
+            rest = http.post("/harness/v1/clock/advance", json={"to": start + 600, "stopAfterWrite": True}).json()
+    assert first["unix"] == start + 45 and gone == 404
+    assert rest["unix"] == start + 600  # nothing else was written: the whole way
+
+
+@pytest.mark.parametrize("body", [{"seconds": -1}, {"seconds": "5"}, {"seconds": True}, {}, [1],
+                                  {"seconds": 1, "to": EPOCH + 1}, {"to": "tomorrow"},
+                                  {"seconds": 1, "stopAfterWrite": "yes"}], ids=str)
 def test_advancing_by_anything_but_a_non_negative_number_is_400(served: Served, body: object) -> None:
     with served.http() as http:
         response = http.post("/harness/v1/clock/advance", json=body)

@@ -168,7 +168,8 @@ def test_a_watch_stream_is_named_by_its_audit_id_and_the_admin_api_counts_its_ev
         lines = response.iter_lines()  # kept: a dropped half-read iterator closes the connection
         next(lines)
         streams = {s["auditID"]: s for s in httpx.get(scene.server.base_url + "/harness/v1/watches").json()["items"]}
-    assert streams["tck-1"] == {"auditID": "tck-1", "events": 1, "ended": False}
+    assert streams["tck-1"] == {"auditID": "tck-1", "events": 1, "written": 1, "ended": False,
+                                 "user": "admin", "resource": "configmaps"}
 
 
 def test_bound_sockets_say_they_are_tcp_so_asyncio_turns_nagle_off() -> None:

@@ -70,17 +70,6 @@ spec:
 """
 
 
-def _daemon_pod(daemonset_uid: str) -> dict[str, object]:
-    # There is no DaemonSet controller: the test plays it, placing the agent's pod on n1.
-    return {
-        "apiVersion": "v1", "kind": "Pod",
-        "metadata": {"name": "agent-n1", "namespace": "default", "labels": {"app": "agent"},
-                     "ownerReferences": [{"apiVersion": "apps/v1", "kind": "DaemonSet", "name": "agent",
-                                          "uid": daemonset_uid, "controller": True}]},
-        "spec": {"nodeName": "n1", "containers": [{"name": "agent", "image": "agent:1"}]},
-    }
-
-
 @pytest.fixture
 def served(tmp_path: Path) -> Iterator[ServeProcess]:
     yield from serve_process(tmp_path, "--controllers", "all")
@@ -103,9 +92,9 @@ def _all_going(served: ServeProcess, names: list[str]) -> bool:
 
 def test_drain_waits_for_the_budget_then_evicts_and_skips_daemonset_pods(served: ServeProcess, tmp_path: Path) -> None:
     served.kubectl("apply", "-f", "-", stdin=WORKLOADS)
-    uid = served.kubectl_json("get", "daemonset", "agent")["metadata"]["uid"]
-    served.kubectl("apply", "-f", "-", stdin=json.dumps(_daemon_pod(uid)))
+    # The reference DaemonSet controller places the agent's pod on n1.
     assert eventually(lambda: _running_on_n1(served), timeout=20), _pods(served)
+    (agent,) = [n for n, p in _pods(served).items() if n.startswith("agent-") and p["spec"].get("nodeName") == "n1"]
     # A second node takes the replacements the ReplicaSets create while n1 drains.
     served.kubectl("apply", "-f", "-", stdin="apiVersion: v1\nkind: Node\nmetadata: {name: n2}\n")
     before = _pods(served)
@@ -136,11 +125,11 @@ def test_drain_waits_for_the_budget_then_evicts_and_skips_daemonset_pods(served:
 
     assert drain.returncode == 0, err.read_text()
     assert "node/n1 drained" in out.read_text()
-    assert "Warning: ignoring DaemonSet-managed Pods: default/agent-n1" in err.read_text()
+    assert f"Warning: ignoring DaemonSet-managed Pods: default/{agent}" in err.read_text()
     after = _pods(served)
     assert not set(evictable) & set(after)
-    assert "agent-n1" in after
-    assert sorted(p["spec"]["nodeName"] for n, p in after.items() if n != "agent-n1") == ["n2", "n2", "n2"]
+    assert agent in after
+    assert sorted(p["spec"]["nodeName"] for n, p in after.items() if not n.startswith("agent-")) == ["n2", "n2", "n2"]
 
     with served.http() as http:
         records = http.get("/harness/v1/audit", params={"resource": "pods"}).json()["items"]

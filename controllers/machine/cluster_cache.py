@@ -14,6 +14,8 @@ KUBECONFIG_KEY = "value"
 # clustercache.ErrClusterNotConnected, as GetClient wraps it.
 CONNECTION_DOWN = "connection to the workload cluster is down"
 GET_CLIENT_ERROR = "error getting client"
+# Answers of the management cluster that say nothing about the workload cluster's connection.
+TRANSIENT_CODES = (429, 500, 503, 504)
 
 
 class ClusterCache:
@@ -29,7 +31,15 @@ class ClusterCache:
         try:
             secret = self.management.get("v1", "Secret", KUBECONFIG_SECRET.format(cluster=cluster), namespace)
             text = base64.b64decode((secret.get("data") or {}).get(KUBECONFIG_KEY, "")).decode()
-        except (ApiError, ConnectionError, binascii.Error, UnicodeDecodeError) as err:
+        except ApiError as err:
+            cached = self._clients.get((namespace, cluster))
+            if cached is not None and err.code in TRANSIENT_CODES:
+                # The management cluster stumbled (throttled, a server error), not the connection:
+                # ClusterCache keeps a working connection rather than re-reading the Secret per call.
+                return cached[1]
+            self._clients.pop((namespace, cluster), None)
+            raise ReconcileError(f"{GET_CLIENT_ERROR}: {CONNECTION_DOWN}") from err
+        except (ConnectionError, binascii.Error, UnicodeDecodeError) as err:
             self._clients.pop((namespace, cluster), None)
             raise ReconcileError(f"{GET_CLIENT_ERROR}: {CONNECTION_DOWN}") from err
         cached = self._clients.get((namespace, cluster))

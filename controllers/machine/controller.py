@@ -46,7 +46,17 @@ from controllers.machine.phases import (
     reconcile_owner_and_labels,
 )
 from controllers.machine.scope import Scope
-from harness.client import MERGE, ApiError, Client, Controller, EventRecorder, Request, Result, owner_mapper
+from harness.client import (
+    MERGE,
+    ApiError,
+    Client,
+    Controller,
+    EventRecorder,
+    Request,
+    Result,
+    add_finalizer,
+    owner_mapper,
+)
 
 EVENT_COMPONENT = "machine-controller"
 GET_CLUSTER_ERROR = "failed to get cluster {cluster} for machine {machine} in namespace {namespace}"
@@ -198,12 +208,8 @@ class MachineController(Controller):
                 self._not_before.pop(request, None)
                 return None
             raise
-        finalizers = list(meta(machine).get("finalizers") or [])
-        if not is_deleting(machine) and MACHINE_FINALIZER not in finalizers:
+        if add_finalizer(self.client, machine, MACHINE_FINALIZER):
             # Added first, so that a deletion can never race ahead of it.
-            self.client.patch(API_VERSION, MACHINE_KIND, request.name,
-                              {"metadata": {"finalizers": finalizers + [MACHINE_FINALIZER]}},
-                              namespace=request.namespace, patch_type=MERGE)
             return None
         cluster_name = str((machine.get("spec") or {}).get("clusterName", ""))
         try:

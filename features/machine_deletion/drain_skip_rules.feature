@@ -50,7 +50,7 @@ Feature: When the machine controller skips the drain
     And the Node of "m1" runs a Pod "default/web-0" labelled "app=web"
     And the workload cluster has a PodDisruptionBudget "default/web-pdb" with minAvailable 1 selecting "app=web"
     And the Machine "m1" has been deleted
-    When 24 hours pass
+    When 6 hours pass
     Then the Machine "m1" is deleting with reason "DrainingNode"
     And the Pod "default/web-0" is not evicted
 
@@ -62,7 +62,7 @@ Feature: When the machine controller skips the drain
     And the Node of "m1" runs a Pod "default/web-0" labelled "app=web"
     And the workload cluster has a PodDisruptionBudget "default/web-pdb" with minAvailable 1 selecting "app=web"
     And the Machine "m1" has been deleted
-    When 24 hours pass
+    When 6 hours pass
     Then the Machine "m1" is deleting with reason "DrainingNode"
     And the Pod "default/web-0" is not evicted
 

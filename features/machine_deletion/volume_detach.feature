@@ -102,7 +102,7 @@ Feature: Waiting for the Node's volumes to be detached
     And the Node of "m1" runs a Pod "default/db-0" using the claim "db-data" of the CSI volume "pv-db"
     And the volume "pv-db" cannot be detached
     And the Machine "m1" has been deleted
-    When 24 hours pass
+    When 6 hours pass
     Then the Machine "m1" is deleting with reason "WaitingForVolumeDetach"
 
   @seed_001 @must @MD_VOL_007
@@ -113,7 +113,7 @@ Feature: Waiting for the Node's volumes to be detached
     And the Node of "m1" runs a Pod "default/db-0" using the claim "db-data" of the CSI volume "pv-db"
     And the volume "pv-db" cannot be detached
     And the Machine "m1" has been deleted
-    When 24 hours pass
+    When 6 hours pass
     Then the Machine "m1" is deleting with reason "WaitingForVolumeDetach"
 
   # seeds/001_6948c2535bf9c9aa.txt "Machine deletion process" phase 6 waits "until Node.status.volumesAttached

@@ -2,9 +2,10 @@
 Ready or not, finished, terminating, gone.
 
 Pods are started by the world's simulators (scheduler, kubelet, ReplicaSet controller); their
-states are asked for with the kubelet's ``harness.test/`` annotations. The world has no Deployment
-controller, so "a Deployment with N replicas" also creates the ReplicaSet a Deployment controller
-would have made for it.
+states are asked for with the kubelet's ``harness.test/`` annotations. "A Deployment with N replicas"
+relies on the Deployment controller where one runs (the reference one runs on the management cluster);
+where none made a ReplicaSet for it once the world settled, the step creates the ReplicaSet a Deployment
+controller would have made.
 """
 
 from __future__ import annotations
@@ -191,7 +192,12 @@ def given_deployment(ctx: ScenarioContext, ref: str, replicas: int, labels: str)
     parsed = labels_of(labels)
     deployment = ctx.setup(lambda: ctx.client.create(
         _workload("apps/v1", "Deployment", target.name, str(target.namespace), replicas, parsed)))
-    # What the Deployment controller would create: its ReplicaSet, named and labelled by template hash.
+    uid = deployment["metadata"]["uid"]
+    if any(ref.get("uid") == uid for rs in ctx.client.list("apps/v1", "ReplicaSet", target.namespace)["items"]
+           for ref in rs["metadata"].get("ownerReferences") or []):
+        _await_ready_pods(ctx, labels, str(target.namespace), replicas)
+        return
+    # No Deployment controller runs here: create the ReplicaSet one would, named and labelled by template hash.
     template_hash = hashlib.sha256(deployment["metadata"]["uid"].encode()).hexdigest()[:10]
     hashed = {**parsed, POD_TEMPLATE_HASH: template_hash}
     replica_set = _workload("apps/v1", "ReplicaSet", f"{target.name}-{template_hash}", str(target.namespace),

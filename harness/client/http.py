@@ -24,7 +24,7 @@ import yaml
 from harness.apiserver.errors import StatusError, status
 from harness.client.interface import MERGE
 
-CLOCK_PATH = "/harness/v1/clock"
+ADMIN_PATH = "/harness/v1"
 AUDIT_ID_HEADER = "Audit-Id"
 
 
@@ -57,7 +57,9 @@ def shut_down_stream(response: httpx.Response) -> bool:
 
 class HttpWatch:
     """A watch read on a background thread; events queue until drained. ``audit_id`` is the
-    stream's ``Audit-Id`` response header once the server has answered (None before, or if absent)."""
+    stream's ``Audit-Id`` response header once the server has answered (None before, or if absent);
+    ``received`` counts the events read from the stream (not the ``ERROR`` a broken stream adds);
+    ``ended`` is True once the stream is over."""
 
     def __init__(self, client: httpx.Client, url: str, params: dict[str, str]) -> None:
         self._client = client
@@ -69,12 +71,17 @@ class HttpWatch:
         self._done = False
         self._response: httpx.Response | None = None
         self.audit_id: str | None = None
+        self.received = 0
         self._thread = threading.Thread(target=self._run, name=f"watch {url}", daemon=True)
         self._thread.start()
 
     @property
     def closed(self) -> bool:
         return self._done and not self._events
+
+    @property
+    def ended(self) -> bool:
+        return self._done
 
     def _run(self) -> None:
         try:
@@ -98,6 +105,7 @@ class HttpWatch:
                         continue
                     event = json.loads(line)
                     self._events.append((event["type"], event["object"]))
+                    self.received += 1
                     if self.on_event is not None:
                         self.on_event()
         except (httpx.HTTPError, ValueError) as err:
@@ -335,13 +343,26 @@ class HttpClient:
                 "spec": {"finalizers": list(finalizers)}}
         return self._request("PUT", f"/api/v1/namespaces/{name}/finalize", json=body).json()
 
-    def now(self) -> float:
+    def _admin(self, path: str) -> Any:
         try:
-            response = self._http.get(self._origin + CLOCK_PATH)
+            response = self._http.get(self._origin + ADMIN_PATH + path)
         except httpx.TransportError as err:
             raise ConnectionError(str(err)) from err
         _raise_for(response)
-        return float(response.json()["unix"])
+        return response.json()
+
+    def now(self) -> float:
+        return float(self.clock()["unix"])
+
+    def clock(self) -> dict[str, Any]:
+        """The served world's clock (``GET /harness/v1/clock``: ``unix``, ``followsWallTime``,
+        ``nextDue``); the server must be this project's."""
+        return dict(self._admin("/clock"))
+
+    def watch_streams(self) -> dict[str, dict[str, Any]]:
+        """What the server has given each watch stream, by audit ID (``GET /harness/v1/watches``:
+        ``events`` and ``ended``); the server must be this project's."""
+        return {stream["auditID"]: stream for stream in self._admin("/watches")["items"]}
 
     def discover(self) -> list[dict[str, Any]]:
         out: list[dict[str, Any]] = []

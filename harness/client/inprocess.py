@@ -64,6 +64,14 @@ class InProcessClient:
             raise ConnectionError(f"cluster {self.cluster} is not reachable")
         return server
 
+    def _fault(self, verb: str, rt: ResourceType, namespace: str | None, name: str, subresource: str = "") -> None:
+        # The world's fault rules (harness/apiserver/http/faults.py), when a test installed some:
+        # the world's own controllers see injected errors as HTTP clients do.
+        injector = getattr(self._clusters, "faults", None)
+        if injector is not None:
+            injector.check(cluster=self.cluster, verb=verb, group=rt.group, resource=rt.plural,
+                           subresource=subresource, namespace=namespace or "", name=name, user=self.user)
+
     def _rt(self, api_version: str, kind: str) -> ResourceType:
         return self._server.registry.by_kind(api_version, kind)
 
@@ -76,7 +84,9 @@ class InProcessClient:
         return self._rt(obj["apiVersion"], obj["kind"])
 
     def get(self, api_version: str, kind: str, name: str, namespace: str | None = None) -> dict[str, Any]:
-        return self._server.get(self._rt(api_version, kind), namespace, name)
+        rt = self._rt(api_version, kind)
+        self._fault("get", rt, namespace, name)
+        return self._server.get(rt, namespace, name)
 
     def list(
         self,
@@ -89,8 +99,10 @@ class InProcessClient:
         limit: int | None = None,
         continue_token: str | None = None,
     ) -> dict[str, Any]:
+        rt = self._rt(api_version, kind)
+        self._fault("list", rt, namespace, "")
         return self._server.list(
-            self._rt(api_version, kind), namespace, label_selector=label_selector, field_selector=field_selector,
+            rt, namespace, label_selector=label_selector, field_selector=field_selector,
             limit=limit, continue_token=continue_token,
         )
 
@@ -113,18 +125,21 @@ class InProcessClient:
 
     def create(self, obj: dict[str, Any], *, dry_run: bool = False) -> dict[str, Any]:
         rt = self._rt_of(obj)
-        return self._server.create(rt, (obj.get("metadata") or {}).get("namespace"), obj, dry_run=dry_run,
-                                   user=self.user)
+        meta = obj.get("metadata") or {}
+        self._fault("create", rt, meta.get("namespace"), meta.get("name", ""))
+        return self._server.create(rt, meta.get("namespace"), obj, dry_run=dry_run, user=self.user)
 
     def update(self, obj: dict[str, Any], *, dry_run: bool = False) -> dict[str, Any]:
         rt = self._rt_of(obj)
         meta = obj.get("metadata") or {}
+        self._fault("update", rt, meta.get("namespace"), meta.get("name", ""))
         return self._server.update(rt, meta.get("namespace"), meta.get("name", ""), obj, dry_run=dry_run,
                                    user=self.user)
 
     def update_status(self, obj: dict[str, Any], *, dry_run: bool = False) -> dict[str, Any]:
         rt = self._rt_of(obj)
         meta = obj.get("metadata") or {}
+        self._fault("update", rt, meta.get("namespace"), meta.get("name", ""), "status")
         return self._server.update(rt, meta.get("namespace"), meta.get("name", ""), obj, subresource="status",
                                    dry_run=dry_run, user=self.user)
 
@@ -142,8 +157,10 @@ class InProcessClient:
         field_manager: str | None = None,
         force: bool = False,
     ) -> dict[str, Any]:
+        rt = self._rt(api_version, kind)
+        self._fault("patch", rt, namespace, name, subresource)
         _, obj = self._server.patch(
-            self._rt(api_version, kind), namespace, name, clone(body), patch_type, subresource=subresource,
+            rt, namespace, name, clone(body), patch_type, subresource=subresource,
             dry_run=dry_run, field_manager=field_manager, force=force, user=self.user,
         )
         return obj
@@ -169,7 +186,9 @@ class InProcessClient:
             options["preconditions"] = dict(preconditions)
         if dry_run:
             options["dryRun"] = ["All"]
-        _, body = self._server.delete(self._rt(api_version, kind), namespace, name, options, user=self.user)
+        rt = self._rt(api_version, kind)
+        self._fault("delete", rt, namespace, name)
+        _, body = self._server.delete(rt, namespace, name, options, user=self.user)
         return body
 
     def evict(
@@ -179,6 +198,7 @@ class InProcessClient:
                                 "metadata": {"name": name, "namespace": namespace}}
         if delete_options is not None:
             body["deleteOptions"] = clone(delete_options)
+        self._fault("create", self._rt("v1", "Pod"), namespace, name, "eviction")
         return eviction.evict(self._server, namespace, name, body, dry_run=dry_run, user=self.user)
 
     def bind(self, name: str, namespace: str, node_name: str) -> dict[str, Any]:

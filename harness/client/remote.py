@@ -1,37 +1,61 @@
-"""Running controllers in their own process against a server: its clock, and the run loop.
+"""Running controllers in their own process against a served world: its clock, and two run loops.
 
-The server's virtual clock follows wall time plus an offset that ``POST /harness/v1/clock/advance``
-moves. :class:`ServerClock` mirrors it: it reads the server's time now and then and counts wall
-time in between, so due timers (requeue-after) fire when the server's time reaches them.
+:func:`run_forever` is for a world whose clock follows wall time (``python -m harness serve``):
+:class:`ServerClock` mirrors the server's time, reading it now and then and counting wall time in
+between, so due timers (requeue-after) fire when the server's time reaches them.
+
+:func:`run_controlled` is for a world whose clock moves only when told (a test's world): the process
+does nothing until asked, and each request is answered once the controllers have caught up with
+everything the server sent them and have nothing left to do at that instant. That makes a world
+and a controller process settle together deterministically (harness/targets/process.py drives it).
+The requests and answers are JSON lines:
+
+* first, unasked, the process writes ``{"ready": true, "controllers": [names]}``; it connects to the
+  server only at its first ``settle`` (so a process can be started ahead of the world it will serve);
+* ``{"op": "settle", "now": unix}`` moves the process's clock to ``now`` (the server's time), then
+  catches up and settles until a round takes no step; answer ``{"steps": N, "nextDue": unix|null,
+  "errors": [new reconcile errors]}`` (``nextDue``: the earliest requeue-after timer);
+* ``{"op": "stop"}`` (or the end of the input) ends the loop; answer ``{"stopped": true}``.
+
+A request the loop cannot read is answered ``{"error": message}``.
 """
 
 from __future__ import annotations
 
+import json
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+from typing import IO, Any
 
 from harness.client.runtime import Manager
 from harness.clock import VirtualClock
 
 # How often the mirrored clock re-reads the server's time (an admin advance is seen within this).
 SYNC_INTERVAL = 0.1
+# How long (wall time) a controlled process waits for its watches to deliver what the server sent.
+CATCH_UP_SECONDS = 10.0
+POLL_SECONDS = 0.002
+OP_SETTLE = "settle"
+OP_STOP = "stop"
 
 
 class ServerClock(VirtualClock):
-    """A clock that follows a server's virtual time, read through ``read_server_time``."""
+    """A clock that follows a server's virtual time, read through ``read_server_clock`` (the admin
+    API's clock document). When the server's clock follows wall time this one counts wall time
+    between reads; when the server's clock is frozen, this one moves only when re-read."""
 
-    def __init__(self, read_server_time: Callable[[], float]) -> None:
-        self._read = read_server_time
-        server_now = read_server_time()
-        super().__init__(server_now, follow_wall_time=True)
+    def __init__(self, read_server_clock: Callable[[], dict[str, Any]]) -> None:
+        self._read = read_server_clock
+        doc = read_server_clock()
+        super().__init__(float(doc["unix"]), follow_wall_time=bool(doc.get("followsWallTime", True)))
         self._synced_at = time.monotonic()
 
     def sync(self) -> None:
         """Re-read the server's time (at most every ``SYNC_INTERVAL`` seconds)."""
         if time.monotonic() - self._synced_at < SYNC_INTERVAL:
             return
-        server_now = self._read()
+        server_now = float(self._read()["unix"])
         self._synced_at = time.monotonic()
         self.advance_to(server_now)
 
@@ -55,3 +79,104 @@ def run_forever(manager: Manager, clock: ServerClock, stop: threading.Event) -> 
         timeout = SYNC_INTERVAL if due is None else max(0.0, min(SYNC_INTERVAL, due - clock.now()))
         wake.wait(timeout)
         wake.clear()
+
+
+def _behind(watches: Iterable[Any], streams: Callable[[], dict[str, dict[str, Any]]]) -> list[Any]:
+    """The watches that have not yet read everything the server gave their stream (or seen its end)."""
+    behind = []
+    server: dict[str, dict[str, Any]] | None = None
+    for watch in watches:
+        if getattr(watch, "ended", True):
+            continue  # over (or not a stream at all): everything it carried is queued already
+        if watch.audit_id is None:
+            behind.append(watch)  # the server has not answered yet
+            continue
+        server = streams() if server is None else server
+        stream = server.get(watch.audit_id)
+        if stream is not None and (watch.received < stream["events"] or stream["ended"]):
+            behind.append(watch)
+    return behind
+
+
+def catch_up(watches: list[Any], streams: Callable[[], dict[str, dict[str, Any]]],
+             timeout: float = CATCH_UP_SECONDS) -> None:
+    """Wait until every watch has read what the server has given its stream (``streams()``: the
+    server's count per audit ID); TimeoutError naming the laggards after ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    arrived = threading.Event()
+    behind = _behind(watches, streams)
+    while behind:
+        for watch in behind:
+            watch.on_event = arrived.set  # wake as soon as one of them reads something
+        if time.monotonic() > deadline:
+            names = ", ".join(str(w.audit_id) for w in behind)
+            raise TimeoutError(f"watch streams did not deliver what the server sent within {timeout} s: {names}")
+        arrived.wait(POLL_SECONDS)
+        arrived.clear()
+        behind = _behind(behind, streams)
+
+
+def settle_with_server(manager: Manager, streams: Callable[[], dict[str, dict[str, Any]]]) -> int:
+    """Catch up with the server's watch streams and settle, until a round takes no step (what the
+    controllers wrote in one round comes back as events in the next); the steps taken."""
+    total = 0
+    while True:
+        catch_up(manager.sources(), streams)
+        steps = manager.settle()
+        if steps == 0:
+            return total
+        total += steps
+
+
+def _error_count(manager: Manager) -> int:
+    return sum(len(controller.errors) for controller in manager.controllers)
+
+
+def _new_errors(manager: Manager, seen: int) -> list[str]:
+    return [error for controller in manager.controllers for error in controller.errors][seen:]
+
+
+Connect = Callable[[float], tuple[Manager, Callable[[], dict[str, dict[str, Any]]]]]
+
+
+def run_controlled(names: list[str], connect: Connect, requests: IO[str], answers: IO[str]) -> None:
+    """Serve the JSON-line protocol of the module docstring on ``requests``/``answers`` until
+    asked to stop or the requests end. ``names``: the controllers, for the ready line;
+    ``connect(now)``, called at the first ``settle``: the manager running them on a clock that
+    starts at ``now``, and the server's watch stream counts."""
+
+    def answer(body: dict[str, Any]) -> None:
+        answers.write(json.dumps(body) + "\n")
+        answers.flush()
+
+    answer({"ready": True, "controllers": names})
+    connected: tuple[Manager, Callable[[], dict[str, dict[str, Any]]]] | None = None
+    errors_seen = 0
+    for line in requests:
+        if not line.strip():
+            continue
+        try:
+            request = json.loads(line)
+            op = request["op"]
+        except (ValueError, KeyError, TypeError) as err:
+            answer({"error": f"unreadable request {line.strip()[:200]!r}: {err}"})
+            continue
+        if op == OP_STOP:
+            answer({"stopped": True})
+            return
+        if op != OP_SETTLE:
+            answer({"error": f"unknown op {op!r}"})
+            continue
+        try:
+            now = float(request["now"])
+            if connected is None:
+                connected = connect(now)
+            manager, streams = connected
+            manager.scheduler.clock.advance_to(now)
+            steps = settle_with_server(manager, streams)
+        except (OSError, RuntimeError, ValueError, TypeError, KeyError) as err:
+            answer({"error": f"{type(err).__name__}: {err}"})
+            continue
+        answer({"steps": steps, "nextDue": manager.scheduler.next_due(),
+                "errors": _new_errors(manager, errors_seen)})
+        errors_seen = _error_count(manager)

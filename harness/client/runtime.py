@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from harness.client.interface import Client, WatchStream
+from harness.client.interface import MERGE, Client, WatchStream
 from harness.clock import Scheduler, Timer
 
 log = logging.getLogger("lifecycle_tck.runtime")
@@ -184,6 +184,19 @@ class Controller:
         return self.manager.scheduler.clock.now()
 
 
+def add_finalizer(client: Client, obj: dict[str, Any], finalizer: str) -> bool:
+    """Add ``finalizer`` to ``obj`` (merge patch) unless it has it or is being deleted; True when it
+    was added, so a reconcile can end there and go on with the event its own write causes."""
+    meta = obj.get("metadata") or {}
+    finalizers = list(meta.get("finalizers") or [])
+    if meta.get("deletionTimestamp") or finalizer in finalizers:
+        return False
+    client.patch(str(obj["apiVersion"]), str(obj["kind"]), meta["name"],
+                 {"metadata": {"finalizers": finalizers + [finalizer]}},
+                 namespace=meta.get("namespace"), patch_type=MERGE)
+    return True
+
+
 def _own_key(_event: str, obj: dict[str, Any]) -> Iterable[Request]:
     return (Request.of(obj),)
 
@@ -304,14 +317,20 @@ class Manager:
 
     def advance(self, seconds: float) -> None:
         """Move the clock forward by ``seconds``, running due work in time order and settling."""
+        self.advance_until(self.scheduler.clock.now() + max(0.0, seconds))
+
+    def advance_until(self, target: float, stop: Callable[[], bool] | None = None) -> float:
+        """Move the clock forward to ``target``, running due work in time order and settling at
+        each instant; the time reached. ``stop``, asked after each instant has settled, ends the
+        run there when it answers True (so another process can react at that very instant)."""
         clock = self.scheduler.clock
-        target = clock.now() + max(0.0, seconds)
         self.settle()
-        while True:
+        while stop is None or not stop():
             due = self.scheduler.next_due()
             if due is None or due > target:
+                clock.advance_to(target)
+                self.settle()
                 break
             clock.advance_to(due)
             self.settle()
-        clock.advance_to(target)
-        self.settle()
+        return clock.now()

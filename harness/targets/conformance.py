@@ -1,38 +1,92 @@
-"""``lifecycle-tck conformance``: run the Gherkin suite against a target and summarise it.
+"""``lifecycle-tck conformance``: run the Gherkin suite against a target, summarise it, write reports.
 
-The suite is pytest-bdd; this module chooses what runs (level, keyword, target) and reads the
-outcome per scenario from a small in-process plugin, so the summary counts scenarios, not tests.
+The suite is pytest-bdd; this module chooses what runs (level, keyword, target, the target's
+profiles) and reads the outcome per scenario from a small in-process plugin, so the summary counts
+scenarios, not tests. A scenario outside the profiles its target claims (:data:`TARGET_PROFILES`)
+is deselected and reported as not applicable, never as passed.
+
+With ``report_dir``: JUnit XML (``junit.xml``) and Cucumber JSON (``cucumber.json``) from pytest and
+pytest-bdd, and ``conformance-results.yaml`` and ``report.html`` (harness/targets/report.py), for
+which features/conftest.py keeps each scenario's audit trail (``--scenario-timeline``).
+
+With ``chaos``: the reference controllers' reads and writes fail at about that rate with 409, 429
+and 500 (:func:`install_chaos`, called by features/conftest.py for every scenario's world).
 """
 
 from __future__ import annotations
 
+import tomllib
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
+from pytest_bdd.reporting import test_report_context_registry
+from pytest_bdd.scenario import scenario_wrapper_template_registry
+
+from controllers.registry import CONTROLLERS
+from harness.apiserver.http.faults import chaos_rules, injector_of
+from harness.targets import report
+from harness.targets.process import CONTROLLER_USER
+from harness.world.world import SYSTEM_USER
 
 LEVEL_ORDER = {"must": 0, "should": 1, "may": 2}
+SUITE_NAME = "lifecycle-tck"
+# Every profile a target may claim (DESIGN.md "Conformance levels, profiles and traceability").
+PROFILES = (
+    "hic", "machine_controller", "runtime_extension", "addon_controller", "rollout_deployment",
+    "rollout_statefulset", "rollout_daemonset", "apiserver", "cluster_controller",
+)
+# What each target claims; None: every profile (the reference implementation claims them all).
+TARGET_PROFILES: dict[str, tuple[str, ...] | None] = {
+    "reference": None,
+    "reference-process": None,
+    "hic": ("hic",),
+}
+# Targets that run only some feature areas of their profiles: the others' scenarios do not involve the
+# implementation under test (machine_deletion's @hic scenarios play the hook owner in their steps).
+TARGET_AREAS: dict[str, tuple[str, ...]] = {"hic": ("hic",)}
+NOT_DRIVEN = "target {} runs only the scenarios that drive the implementation under test ({})"
+SEED_PREFIX = "seed_"
+FAULTS_PATH = "/harness/v1/faults"
+NOT_CLAIMED = "profile {} is not claimed by target {}"
 
 
-@dataclass
-class _Outcomes:
-    """A pytest plugin collecting one outcome per scenario."""
+def reference_controller_users() -> list[str]:
+    """Who the reference controllers are on the wire: each in-world controller, and the process."""
+    return [SYSTEM_USER.format(name) for name in CONTROLLERS] + [CONTROLLER_USER]
 
-    results: dict[str, dict[str, Any]] = field(default_factory=dict)
 
-    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        entry = self.results.setdefault(report.nodeid, {"outcome": "passed", "level": None, "reason": ""})
-        for marker in report.keywords:
-            if marker in LEVEL_ORDER:
-                entry["level"] = marker
-        if report.failed:
-            entry["outcome"] = "failed"
-            entry["reason"] = str(report.longrepr).splitlines()[-1] if report.longrepr else ""
-        elif report.skipped and entry["outcome"] != "failed":
-            entry["outcome"] = "skipped"
-            entry["reason"] = str(report.longrepr[-1]) if isinstance(report.longrepr, tuple) else ""
+def install_chaos(scene: Any, rate: float, users: list[str] | None = None) -> None:
+    """Make about ``rate`` of the reads and writes of ``users`` (default: the reference controllers)
+    in ``scene``'s world fail (409, 429, 500); the scenario's own requests are untouched. In-process
+    through the world's injector, over HTTP through ``POST /harness/v1/faults``."""
+    rules = chaos_rules(rate, users=users or reference_controller_users())
+    world = getattr(scene, "world", None)
+    if world is not None and not hasattr(scene, "http"):
+        injector = injector_of(world.clusters)
+        for rule in rules:
+            injector.add(rule)
+        return
+    http = scene.http()
+    for rule in rules:
+        http.post(FAULTS_PATH, json=rule).raise_for_status()
+
+
+def _behaviors(features: Path) -> tuple[set[str], set[str]]:
+    """The behavior ids and the profiles ``features/behaviors.yaml`` names (with :data:`PROFILES`)."""
+    behaviors = (yaml.safe_load((features / "behaviors.yaml").read_text()) or {}).get("behaviors") or []
+    ids = {str(b["id"]) for b in behaviors if b.get("id")}
+    return ids, {str(b["profile"]) for b in behaviors if b.get("profile")} | set(PROFILES)
+
+
+def _suite_version(features: Path) -> str:
+    try:
+        return str(tomllib.loads((features.parent / "pyproject.toml").read_text())["project"]["version"])
+    except (OSError, KeyError, tomllib.TOMLDecodeError):
+        return "unknown"
 
 
 def _area(nodeid: str) -> str:
@@ -41,14 +95,115 @@ def _area(nodeid: str) -> str:
     return module.removeprefix("test_").removesuffix(".py").removesuffix("_scenarios")
 
 
+def _reason(report_: pytest.TestReport) -> str:
+    longrepr = report_.longrepr
+    if isinstance(longrepr, tuple):  # a skip: (file, line, reason)
+        return str(longrepr[-1])
+    crash = getattr(longrepr, "reprcrash", None)
+    if crash is not None and getattr(crash, "message", None):
+        return str(crash.message)
+    return str(longrepr).splitlines()[-1] if longrepr else ""
+
+
+@dataclass
+class _Outcomes:
+    """A pytest plugin collecting one entry per scenario (see harness/targets/report.py for its shape)."""
+
+    behaviors: set[str]
+    profiles: set[str]
+    claimed: tuple[str, ...] | None
+    target: str
+    results: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    def _entry(self, item: pytest.Item) -> dict[str, Any]:
+        entry = self.results.get(item.nodeid)
+        if entry is not None:
+            return entry
+        markers = list(dict.fromkeys(m.name for m in item.iter_markers()))
+        template = scenario_wrapper_template_registry.get(getattr(item, "obj", None))
+        entry = self.results[item.nodeid] = {
+            "id": item.nodeid,
+            "name": template.name if template else item.name,
+            "feature": template.feature.name if template else "",
+            "file": template.feature.rel_filename if template else "",
+            "area": _area(item.nodeid),
+            "status": report.PASSED,
+            "reason": "",
+            "behaviors": sorted(m for m in markers if m in self.behaviors),
+            "level": next((m for m in markers if m in LEVEL_ORDER), None),
+            "profile": sorted(m for m in markers if m in self.profiles),
+            "seed": sorted(m for m in markers if m.startswith(SEED_PREFIX)),
+            "steps": [{"keyword": s.keyword, "name": s.name, "status": "not run"} for s in template.steps]
+            if template else [],
+        }
+        return entry
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_collection_modifyitems(self, config: pytest.Config, items: list[pytest.Item]) -> None:
+        """Deselect what the target does not claim; it is reported as not applicable."""
+        if self.claimed is None:
+            return
+        keep, away = [], []
+        areas = TARGET_AREAS.get(self.target)
+        for item in items:
+            profiles = {m.name for m in item.iter_markers()} & self.profiles
+            claimed = (not profiles or profiles & set(self.claimed)) and (areas is None or _area(item.nodeid) in areas)
+            (keep if claimed else away).append(item)
+        if away:
+            config.hook.pytest_deselected(items=away)
+            items[:] = keep
+            for item in away:
+                entry = self._entry(item)
+                entry["status"] = report.NOT_APPLICABLE
+                entry["reason"] = NOT_CLAIMED.format(", ".join(entry["profile"]), self.target)
+                if areas is not None and set(entry["profile"]) & set(self.claimed):
+                    entry["reason"] = NOT_DRIVEN.format(self.target, ", ".join(f"features/{a}/" for a in areas))
+
+    def pytest_runtest_setup(self, item: pytest.Item) -> None:
+        self._entry(item)
+
+    def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo[None]) -> None:
+        if call.when == "teardown":
+            records = item.stash.get(report.TIMELINE, None)
+            if records is not None:
+                self._entry(item)["timeline"] = report.timeline(records)
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        entry = self.results.get(report.nodeid)
+        if entry is None:
+            return
+        context = test_report_context_registry.get(report)
+        if context is not None and report.when == "call":
+            entry["steps"] = _steps(context.scenario.get("steps") or [])
+        if report.failed:
+            if entry["status"] != "failed":
+                entry["reason"] = _reason(report)
+            entry["status"] = "failed"
+        elif report.skipped and entry["status"] != "failed":
+            entry["status"] = "skipped"
+            entry["reason"] = _reason(report)
+
+
+def _steps(reported: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """pytest-bdd's step reports as passed/failed/not run (it marks every step after a failure failed)."""
+    out, failed = [], False
+    for step in reported:
+        status = "not run" if failed else ("failed" if step.get("failed") else "passed")
+        failed = failed or bool(step.get("failed"))
+        out.append({"keyword": step.get("keyword", ""), "name": step.get("name", ""), "status": status})
+    return out
+
+
 def _print_table(results: dict[str, dict[str, Any]]) -> None:
-    """Passed/total per area and level, one row per area."""
+    """Passed/total per area and level, one row per area (not-applicable scenarios left out)."""
     table: dict[str, Counter[str]] = {}
     for nodeid, result in results.items():
+        if result["status"] == report.NOT_APPLICABLE:
+            continue
         row = table.setdefault(_area(nodeid), Counter())
         level = result["level"] or "-"
         row[f"{level}:total"] += 1
-        if result["outcome"] == "passed":
+        if result["status"] == report.PASSED:
             row[f"{level}:passed"] += 1
     print(f"  {'area':<22}" + "".join(f"{name:>12}" for name in LEVEL_ORDER))
     for area in sorted(table):
@@ -60,36 +215,64 @@ def _print_table(results: dict[str, dict[str, Any]]) -> None:
         print(f"  {area:<22}{cells}")
 
 
-def _level_expression(level: str) -> str:
-    allowed = [name for name, rank in LEVEL_ORDER.items() if rank <= LEVEL_ORDER[level]]
-    return " or ".join(allowed)
+def _levels(level: str) -> list[str]:
+    return [name for name, rank in LEVEL_ORDER.items() if rank <= LEVEL_ORDER[level]]
 
 
-def run(*, features: Path, target: str, report_dir: str | None, level: str, keyword: str | None) -> int:
-    """Run the suite; print a summary; 0 only when every selected MUST scenario passed."""
-    args = [str(features), "-q", "-p", "no:cacheprovider", "-m", _level_expression(level), "--no-header"]
+def run(
+    *,
+    features: Path,
+    target: str,
+    report_dir: str | None,
+    level: str,
+    keyword: str | None,
+    chaos: float | None = None,
+    target_args: list[str] | None = None,
+) -> int:
+    """Run the suite; print a summary; write the reports into ``report_dir`` when given; 0 only
+    when every selected MUST scenario passed. ``target_args``: the target's own pytest options
+    (``--hic-command``, ``--hic-config``)."""
+    levels = _levels(level)
+    args = [str(features), "-q", "-p", "no:cacheprovider", "-m", " or ".join(levels), "--no-header"]
     if keyword:
         args += ["-k", keyword]
-    if report_dir:
-        out = Path(report_dir)
+    out = Path(report_dir) if report_dir else None
+    if out is not None:
         out.mkdir(parents=True, exist_ok=True)
-        args += [f"--junitxml={out / 'junit.xml'}", f"--cucumberjson={out / 'cucumber.json'}"]
-    args += [f"--target={target}"]
-    outcomes = _Outcomes()
+        args += [f"--junitxml={out / report.JUNIT_FILE}", f"--cucumberjson={out / report.CUCUMBER_FILE}",
+                 "--scenario-timeline"]
+    if chaos:
+        args += [f"--chaos={chaos}"]
+    args += [f"--target={target}", *(target_args or [])]
+    claimed = TARGET_PROFILES.get(target)
+    behaviors, profiles = _behaviors(features)
+    outcomes = _Outcomes(behaviors=behaviors, profiles=profiles, claimed=claimed, target=target)
     code = pytest.main(args, plugins=[outcomes])
-    counts = Counter(r["outcome"] for r in outcomes.results.values())
-    must_failed = [n for n, r in outcomes.results.items() if r["level"] == "must" and r["outcome"] != "passed"]
-    print()
-    print(f"Lifecycle TCK conformance — target: {target}, levels: {_level_expression(level)}")
-    _print_table(outcomes.results)
-    for name, r in sorted(outcomes.results.items()):
-        if r["outcome"] != "passed":
-            print(f"  {r['outcome'].upper():8} [{r['level'] or '-'}] {name}: {r['reason']}")
-    print(f"{counts['passed']} passed, {counts['failed']} failed, {counts['skipped']} skipped")
-    if not outcomes.results:
-        print("no scenario ran")
-        return 1
+    results = outcomes.results
+    counts = Counter(r["status"] for r in results.values())
+    ran = [r for r in results.values() if r["status"] != report.NOT_APPLICABLE]
+    must_failed = [r for r in ran if r["level"] == "must" and r["status"] != report.PASSED]
     # Exit codes 2-4 are pytest's own trouble (interrupted, internal error, usage): never a pass.
-    if must_failed or code in (2, 3, 4):
-        return 1
-    return 0
+    passed = bool(ran) and not must_failed and code not in (2, 3, 4)
+    print()
+    print(f"Lifecycle TCK conformance — target: {target}, levels: {' or '.join(levels)}")
+    _print_table(results)
+    for name, r in sorted(results.items()):
+        if r["status"] not in (report.PASSED, report.NOT_APPLICABLE):
+            print(f"  {r['status'].upper():8} [{r['level'] or '-'}] {name}: {r['reason']}")
+    print(f"{counts[report.PASSED]} passed, {counts[report.FAILED]} failed, {counts[report.SKIPPED]} skipped, "
+          f"{counts[report.NOT_APPLICABLE]} not applicable")
+    if not ran:
+        print("no scenario ran")
+    if out is not None:
+        description = {
+            "suite": {"name": SUITE_NAME, "version": _suite_version(features)},
+            "target": {"name": target, "profiles": sorted(claimed) if claimed is not None else ["all"]},
+            "levels": levels,
+            "keyword": keyword,
+            "chaos": chaos,
+            "verdict": "pass" if passed else "fail",
+        }
+        report.write_reports(out, description, sorted(results.values(), key=lambda r: r["id"]))
+        print(f"Reports: {out}")
+    return 0 if passed else 1

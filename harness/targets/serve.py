@@ -14,9 +14,12 @@ from pathlib import Path
 
 from controllers.registry import CONTROLLERS
 from harness.apiserver.http import create_app, serve_forever, url, write_kubeconfig
+from harness.apiserver.http.faults import chaos_rules, injector_of
 from harness.world.fixtures import FixtureError, apply_documents, read_documents
-from harness.world.world import MANAGEMENT_SIMULATORS, SIMULATORS, World
+from harness.world.world import MANAGEMENT_SIMULATORS, SIMULATORS, SYSTEM_USER, World
 
+# The world's provisioner of workload clusters acts as this system user (harness/world/world.py).
+WORKLOAD_CLUSTERS = "workload-clusters"
 # How often the served world runs its due work between requests (timers, kubelet, ...).
 TICK_SECONDS = 0.05
 
@@ -66,8 +69,12 @@ def serve(
     controllers: str,
     fixtures: list[str],
     token: str | None,
+    chaos: float | None = None,
 ) -> int:
-    """Serve until SIGINT/SIGTERM; 0 on a clean stop, 1 for bad fixtures, 2 for bad usage."""
+    """Serve until SIGINT/SIGTERM; 0 on a clean stop, 1 for bad fixtures, 2 for bad usage.
+    ``chaos``: answer about that share of the API requests with 409, 429 or 500, except those of
+    the world's own simulators (harness/apiserver/http/faults.py; ``GET /harness/v1/faults`` shows
+    the rules, ``DELETE`` clears them)."""
     try:
         names = controller_names(controllers)
     except UsageError as err:
@@ -93,6 +100,13 @@ def serve(
     def ready(bound_port: int) -> None:
         base = url(host, bound_port, tls=tls is not None)
         world.set_base_url(base, token)
+        if chaos:
+            # From now on (the world's own start-up is not under test). The simulators stand for
+            # kubelets and Kubernetes' own controllers, not for what is tested: they are spared.
+            simulators = [n for n in names if n not in CONTROLLERS] + [WORKLOAD_CLUSTERS]
+            injector = injector_of(world.clusters)
+            for rule in chaos_rules(chaos, except_users=[SYSTEM_USER.format(n) for n in simulators]):
+                injector.add(rule)
         write_kubeconfig(world.clusters, path)
         world.on_clusters_changed(lambda _name: write_kubeconfig(world.clusters, path))
         print(f"Serving the fake Kubernetes API at {base}", flush=True)

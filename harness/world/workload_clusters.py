@@ -4,6 +4,10 @@ The world plays the infrastructure that makes a cluster exist: when a ``Cluster`
 workload cluster (its own API, store and simulators) comes up and the management cluster gets
 the Secret ``<name>-kubeconfig`` (key ``value``) pointing at it, as Cluster API's control plane
 providers write it. When the ``Cluster`` object is gone, so is its workload cluster.
+
+Knob: ``harness.test/workload-unreachable: "true"`` on a ``Cluster`` takes its workload cluster away (its
+API stops answering; what it held is lost) while the ``Cluster`` stays; without the annotation a fresh,
+empty workload cluster comes back.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ CLUSTER_API_VERSION = "cluster.x-k8s.io/v1beta1"
 CLUSTER_NAME_LABEL = "cluster.x-k8s.io/cluster-name"
 KUBECONFIG_SECRET_TYPE = "cluster.x-k8s.io/secret"
 KUBECONFIG_KEY = "value"
+UNREACHABLE_ANNOTATION = "harness.test/workload-unreachable"
 
 
 def kubeconfig_secret_name(cluster: str) -> str:
@@ -52,6 +57,9 @@ class WorkloadClusterProvisioner(Controller):
         except ApiError as err:
             if err.code != 404:
                 raise
+            self._remove(workload)
+            return None
+        if (cluster["metadata"].get("annotations") or {}).get(UNREACHABLE_ANNOTATION) == "true":
             self._remove(workload)
             return None
         self._ensure(workload)

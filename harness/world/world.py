@@ -40,6 +40,8 @@ MANAGEMENT_SIMULATORS: dict[str, str] = {
     "fake-infrastructure": "harness.world.providers.infrastructure:FakeInfrastructureProvider",
     "fake-bootstrap": "harness.world.providers.bootstrap:FakeBootstrapProvider",
     "kubeadm-control-plane": "harness.world.providers.controlplane:KubeadmControlPlaneController",
+    # The reference hook implementing controller: idle until a HIC config is given (harness/world/hic.py).
+    "reference-hic": "harness.world.hic:ReferenceHic",
 }
 
 SYSTEM_USER = "system:serviceaccount:kube-system:{}"
@@ -190,6 +192,10 @@ class World:
     def now(self) -> float:
         return self.clock.now()
 
+    @property
+    def follows_wall_time(self) -> bool:
+        return self.clock.follows_wall_time
+
     def settle(self) -> int:
         """Run everything due now, until nothing is."""
         return self.manager.settle()
@@ -197,6 +203,24 @@ class World:
     def advance(self, seconds: float) -> None:
         """Move virtual time forward, running due work in order and settling."""
         self.manager.advance(seconds)
+
+    def advance_until(self, target: float, *, stop_after_write: bool = False) -> tuple[float, bool]:
+        """Move virtual time forward to ``target`` as :meth:`advance` does; the time reached, and
+        whether anything was written on the way. With ``stop_after_write`` it stops at the first
+        instant at which any cluster was written to, so controllers in another process see that
+        write at the instant it happened."""
+        before = self._writes()
+        changed = lambda: self._writes() != before  # noqa: E731 - asked after every instant
+        reached = self.manager.advance_until(target, changed if stop_after_write else None)
+        return reached, changed()
+
+    def _writes(self) -> list[tuple[str, int]]:
+        # Every write moves its cluster's resourceVersion, and nothing else does.
+        return [(server.name, server.store.resource_version) for server in self.clusters]
+
+    def next_due(self) -> float | None:
+        """When the world next has work due (a simulator's timer, a bookmark), or None."""
+        return self.scheduler.next_due()
 
     def errors(self) -> list[str]:
         """Reconcile failures any controller has seen (they are retried, never fatal)."""

@@ -1,8 +1,12 @@
 """The admin API under ``/harness/v1/``: the world's clock, audit trail, simulators and clusters.
 
-* ``GET clock`` → ``{"now": RFC 3339, "unix": seconds}``
-* ``POST clock/advance`` with ``{"seconds": N}`` (a number ≥ 0) → moves virtual time, runs what
-  falls due, settles, then answers like ``GET clock``
+* ``GET clock`` → ``{"now": RFC 3339, "unix": seconds, "followsWallTime": bool, "nextDue": seconds|null}``
+  (``nextDue``: when the world's own work next falls due)
+* ``POST clock/advance`` with ``{"seconds": N}`` (a number ≥ 0) or ``{"to": unix seconds}`` → moves
+  virtual time, runs what falls due in time order, settles, then answers like ``GET clock`` plus
+  ``"wrote"``: whether anything was written on the way. With ``"stopAfterWrite": true`` it stops at
+  the first instant at which something was written (the answer's ``unix`` says where), so
+  controllers in another process can react at that instant.
 * ``GET audit[?since=N&cluster=..&resource=..&verb=..&namespace=..&name=..&diff=false&objects=true]``
   → ``{"items": [record, ...], "total": N}`` (``since`` skips the first N records; a filter given
   empty matches the empty value, so ``namespace=`` selects cluster-scoped objects; ``diff=false``
@@ -18,8 +22,15 @@
   storage history up to now, as an etcd compaction does; answers ``{"cluster", "resourceVersion"}``
 * ``POST clusters`` with ``{"name": "<namespace>/<name>"}`` → creates the workload cluster (with its
   own simulators) unless it exists; answers ``{"name", "path"}``
-* ``GET watches`` → ``{"items": [{"auditID", "events", "ended"}, ...]}``: what each watch stream
-  was given (its ``Audit-Id`` response header names it), so a client can tell it has read it all
+* ``POST faults`` with a fault rule (harness/apiserver/http/faults.py: which requests, which fault,
+  by rate or count) → 201 with the rule (its ``id`` and ``fired`` count); a bad rule is 400 saying why.
+  ``GET faults`` → ``{"items": [rule...], "injected": [{rule, fault, cluster, verb, resource,
+  namespace, name, user}, ...]}``; ``DELETE faults`` → clears rules and records, answers like ``GET``.
+  Faults never hit the admin API, health, version, discovery or OpenAPI paths.
+* ``GET watches`` → ``{"items": [{"auditID", "events", "written", "ended", "user", "resource"}, ...]}``:
+  who watches what (``resource`` as plural.group) and what each watch
+  stream was given (its ``Audit-Id`` response header names it) and how much of it was written out, so
+  a client can tell it has read it all, and a harness that the server has nothing left to send
 
 None of these settle the world except ``clock/advance``: they change what happens next, as the
 in-process scene's calls do. Unknown simulators and clusters are 404; unknown knobs or methods, and
@@ -36,14 +47,14 @@ from starlette.responses import Response
 
 from harness.apiserver import errors
 from harness.apiserver.clusters import MANAGEMENT, cluster_path
-from harness.apiserver.http import bodies, options
+from harness.apiserver.http import bodies, faults, options
 from harness.apiserver.http.protocol import ServedWorld
 from harness.apiserver.http.responses import json_response, method_not_allowed, path_not_found
 from harness.apiserver.http.watchstream import WatchHub
 from harness.clock import rfc3339
 
 ADMIN_PREFIX = "/harness/v1"
-SECONDS_INVALID = 'body must be a JSON object with "seconds": a number >= 0'
+SECONDS_INVALID = 'body must be a JSON object with "seconds": a number >= 0, or "to": a time in Unix seconds'
 SINCE_INVALID = "since must be an integer >= 0"
 BODY_NOT_OBJECT = "body must be a JSON object"
 FIELD_INVALID = '"{}" must be {}'
@@ -65,16 +76,31 @@ def is_admin(path: str) -> bool:
 
 def _clock(world: ServedWorld) -> dict[str, Any]:
     now = world.now()
-    return {"now": rfc3339(now), "unix": now}
+    return {"now": rfc3339(now), "unix": now, "followsWallTime": world.follows_wall_time, "nextDue": world.next_due()}
 
 
-def _seconds(body: Any) -> float:
-    seconds = body.get("seconds") if isinstance(body, dict) else None
-    if isinstance(seconds, bool) or not isinstance(seconds, (int, float)):
+def _number(value: Any) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        return None
+    return float(value)
+
+
+def _advance(world: ServedWorld, body: Any) -> dict[str, Any]:
+    """Move the clock as an advance request's body says (``seconds`` or ``to``); the answer."""
+    if not isinstance(body, dict) or ("seconds" in body) == ("to" in body):
         raise errors.bad_request(SECONDS_INVALID)
-    if not math.isfinite(seconds) or seconds < 0:
-        raise errors.bad_request(SECONDS_INVALID)
-    return float(seconds)
+    stop_after_write = _field(body, "stopAfterWrite", bool, "true or false", default=False)
+    if "to" in body:
+        target = _number(body["to"])
+        if target is None:
+            raise errors.bad_request(SECONDS_INVALID)
+    else:
+        seconds = _number(body["seconds"])
+        if seconds is None or seconds < 0:
+            raise errors.bad_request(SECONDS_INVALID)
+        target = world.now() + seconds
+    _, wrote = world.advance_until(target, stop_after_write=stop_after_write)
+    return {**_clock(world), "wrote": wrote}
 
 
 def _audit(world: ServedWorld, request: Request) -> dict[str, Any]:
@@ -175,6 +201,21 @@ def _add_cluster(world: ServedWorld, body: dict[str, Any]) -> dict[str, Any]:
     return {"name": name, "path": cluster_path(name)}
 
 
+async def _faults(world: ServedWorld, request: Request) -> Response:
+    injector = faults.injector_of(world.clusters)
+    if request.method == "POST":
+        try:
+            rule = injector.add(bodies.parse_json(await bodies.read_body(request)))
+        except faults.FaultRuleError as err:
+            raise errors.bad_request(str(err)) from None
+        return json_response(rule.to_dict(), 201)
+    if request.method == "DELETE":
+        injector.clear()
+    elif request.method != "GET":
+        raise method_not_allowed()
+    return json_response(injector.to_dict())
+
+
 def _require(request: Request, method: str) -> None:
     if request.method != method:
         raise method_not_allowed()
@@ -189,15 +230,15 @@ async def serve_admin(world: ServedWorld, request: Request, path: str, watches: 
         return json_response(_clock(world))
     if rest == "/clock/advance":
         _require(request, "POST")
-        seconds = _seconds(bodies.parse_json(await bodies.read_body(request)))
-        world.advance(seconds)
-        return json_response(_clock(world))
+        return json_response(_advance(world, bodies.parse_json(await bodies.read_body(request))))
     if rest == "/audit":
         _require(request, "GET")
         return json_response(_audit(world, request))
     if rest == "/watches":
         _require(request, "GET")
         return json_response({"items": watches.streams() if watches is not None else []})
+    if rest == "/faults":
+        return await _faults(world, request)
     if rest == "/compact":
         _require(request, "POST")
         return json_response(_compact(world, await _object(request)))

@@ -22,7 +22,7 @@ from starlette.routing import Route
 
 from harness.apiserver import errors
 from harness.apiserver.clusters import MANAGEMENT, cluster_path
-from harness.apiserver.http import admin, auth, discovery, openapi, requestinfo
+from harness.apiserver.http import admin, auth, discovery, faults, openapi, requestinfo
 from harness.apiserver.http.protocol import ServedWorld
 from harness.apiserver.http.responses import (
     internal_error,
@@ -124,7 +124,8 @@ def create_app(world: ServedWorld, *, token: str | None = None, tick_seconds: fl
 
     ``token``: require ``Authorization: Bearer <token>`` (health and version stay open).
     ``tick_seconds``: settle the world this often between requests (for worlds whose clock
-    follows wall time). ``app.state.watches`` holds the open watch streams (closed at shutdown)."""
+    follows wall time). ``app.state.watches`` holds the open watch streams (closed at shutdown);
+    ``app.state.faults`` the world's fault injector (harness/apiserver/http/faults.py)."""
     facade = Facade(world, token)
 
     @contextlib.asynccontextmanager
@@ -144,4 +145,6 @@ def create_app(world: ServedWorld, *, token: str | None = None, tick_seconds: fl
     )
     app.state.world = world
     app.state.watches = facade.watches
+    # Shared with the world's in-process clients; rules come through POST /harness/v1/faults.
+    app.state.faults = faults.injector_of(world.clusters)
     return app

@@ -36,6 +36,20 @@ class ServedWorld(Protocol):
         """Move virtual time forward, running due work, then settle."""
         ...
 
+    def advance_until(self, target: float, *, stop_after_write: bool = False) -> tuple[float, bool]:
+        """Move virtual time forward to ``target`` (stopping at the first instant with a write,
+        if asked), running due work, then settle; the time reached and whether anything was written."""
+        ...
+
+    def next_due(self) -> float | None:
+        """When work next falls due, or None."""
+        ...
+
+    @property
+    def follows_wall_time(self) -> bool:
+        """Whether the clock moves with wall time between advances."""
+        ...
+
     def now(self) -> float:
         """Current virtual time (Unix seconds)."""
         ...

@@ -8,6 +8,7 @@ on a collection, every matching one. Discovery documents are answered here too.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import Any
 
@@ -15,7 +16,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from harness.apiserver import errors, eviction, patch
-from harness.apiserver.http import bodies, discovery, options
+from harness.apiserver.http import bodies, discovery, faults, options
 from harness.apiserver.http.negotiation import parse_accept
 from harness.apiserver.http.protocol import ServedWorld
 from harness.apiserver.http.requestinfo import (
@@ -128,6 +129,46 @@ def _require_verb(rt: ResourceType, verb: str) -> None:
         raise method_not_allowed()
 
 
+def _verb(call: Call, info: RequestInfo) -> str:
+    """The Kubernetes verb of a resource request (as RBAC and fault rules name it)."""
+    method = call.request.method
+    if method == "GET":
+        if info.watch_path or options.parse_bool("watch", call.request.query_params.get("watch")):
+            return faults.WATCH
+        return faults.GET if info.name else faults.LIST
+    if method == "DELETE":
+        return faults.DELETE if info.name else faults.DELETECOLLECTION
+    return _METHOD_VERBS[method]
+
+
+_METHOD_VERBS = {"POST": faults.CREATE, "PUT": faults.UPDATE, "PATCH": faults.PATCH}
+
+
+def _created_name(raw: bytes) -> str:
+    # A create names its object in the body; a fault's message names it as the apiserver would.
+    try:
+        body = json.loads(raw)
+    except ValueError:
+        return ""
+    meta = body.get("metadata") if isinstance(body, dict) else None
+    return str(meta.get("name") or "") if isinstance(meta, dict) else ""
+
+
+async def _inject(call: Call, info: RequestInfo, raw: bytes) -> faults.FaultRule | None:
+    """Apply the fault rules to this request (see harness/apiserver/http/faults.py)."""
+    injector = faults.injector_of(call.world.clusters)
+    if not injector.rules:
+        return None
+    verb = _verb(call, info)
+    request = faults.FaultRequest(
+        cluster=call.server.name, verb=verb, group=info.group, resource=info.resource,
+        subresource=info.subresource, namespace=info.namespace,
+        name=info.name or (_created_name(raw) if verb == faults.CREATE else ""), user=call.user,
+        resource_version=call.request.query_params.get("resourceVersion") or "",
+    )
+    return await faults.apply(injector, request, str(call.server.store.resource_version))
+
+
 async def _resource(call: Call, info: RequestInfo) -> Response:
     request = call.request
     method = request.method
@@ -135,8 +176,9 @@ async def _resource(call: Call, info: RequestInfo) -> Response:
     namespace = _check_scope(rt, info, method)
     _check_subresource(rt, info, method)
     if method == "GET":
-        return _read(call, rt, namespace, info)
+        return _read(call, rt, namespace, info, await _inject(call, info, b""))
     raw = await bodies.read_body(request)
+    await _inject(call, info, raw)
     if method == "POST":
         return _post(call, rt, namespace, info, raw)
     if method == "PUT":
@@ -158,12 +200,14 @@ def _table_writer(call: Call, rt: ResourceType) -> TableWriter | None:
     return TableWriter(rt, version, include_object(call.request.query_params.get("includeObject")))
 
 
-def _read(call: Call, rt: ResourceType, namespace: str | None, info: RequestInfo) -> Response:
+def _read(
+    call: Call, rt: ResourceType, namespace: str | None, info: RequestInfo, fault: faults.FaultRule | None = None
+) -> Response:
     query = call.request.query_params
     server = call.server
     watching = info.watch_path or options.parse_bool("watch", query.get("watch"))
     if watching:
-        return _watch(call, rt, namespace, info)
+        return _watch(call, rt, namespace, info, fault)
     writer = _table_writer(call, rt) if info.subresource in ("", "status") else None
     if info.name:
         _require_verb(rt, "get")
@@ -200,7 +244,11 @@ def _table_encoder(writer: TableWriter, call: Call) -> EventEncoder:
     return encode
 
 
-def _watch(call: Call, rt: ResourceType, namespace: str | None, info: RequestInfo) -> Response:
+def _watch(
+    call: Call, rt: ResourceType, namespace: str | None, info: RequestInfo, fault: faults.FaultRule | None = None
+) -> Response:
+    """A watch stream; ``fault``: an injected ``Expired`` (one in-stream 410, then the end) or
+    ``DropWatch`` (the stream ends after ``afterEvents`` events)."""
     _require_verb(rt, "watch")
     if info.subresource:
         raise method_not_allowed()
@@ -224,8 +272,12 @@ def _watch(call: Call, rt: ResourceType, namespace: str | None, info: RequestInf
     )
     if initial_events:
         watch.bookmark(str(server.store.resource_version), {INITIAL_EVENTS_END: "true"})
+    if fault is not None and fault.fault == faults.EXPIRED:
+        watch.drain()  # nothing but the error: the watch cache refuses the resourceVersion outright
+        watch.expire(faults.expired_message(query.get("resourceVersion") or "", str(server.store.resource_version)))
     stream_id = audit_id(call.request.headers.get(AUDIT_ID_HEADER))
-    record = call.hub.track(stream_id, watch)
+    record = call.hub.track(stream_id, watch, user=call.user,
+                            resource=f"{rt.plural}.{rt.group}" if rt.group else rt.plural)
     stream = events(
         watch,
         hub=call.hub,
@@ -233,6 +285,7 @@ def _watch(call: Call, rt: ResourceType, namespace: str | None, info: RequestInf
         encoder=_table_encoder(writer, call) if writer else json_line,
         current_rv=lambda: str(server.store.resource_version),
         record=record,
+        limit=fault.after_events if fault is not None and fault.fault == faults.DROP_WATCH else None,
     )
     return WatchResponse(stream, audit_id=stream_id, on_close=lambda: end_stream(watch, call.hub, record))
 

@@ -50,16 +50,21 @@ def audit_id(requested: str | None) -> str:
 class StreamRecord:
     """What one watch stream has been given: events written, events still queued, whether it ended."""
 
-    def __init__(self, watch: Watch) -> None:
+    def __init__(self, watch: Watch, user: str = "", resource: str = "") -> None:
         self.watch = watch
         self.written = 0
         self.ended = False
+        # Who watches what (plural.group), so a harness can tell a watcher is ready.
+        self.user = user
+        self.resource = resource
 
     def to_dict(self, audit_id: str) -> dict[str, Any]:
-        """``{auditID, events, ended}``: events written or queued to be written; ended once the
-        watch is closed (the stream ends after its queued events)."""
+        """``{auditID, events, written, ended, user, resource}``: events written or queued to be written, and of those
+        the ones handed to the connection; ended once the watch is closed (the stream ends after its
+        queued events)."""
         queued = 0 if self.ended else len(self.watch.events)
-        return {"auditID": audit_id, "events": self.written + queued, "ended": self.ended or self.watch.closed}
+        return {"auditID": audit_id, "events": self.written + queued, "written": self.written,
+                "ended": self.ended or self.watch.closed, "user": self.user, "resource": self.resource}
 
 
 class WatchHub:
@@ -75,9 +80,9 @@ class WatchHub:
     def discard(self, watch: Watch) -> None:
         self._watches.discard(watch)
 
-    def track(self, audit_id: str, watch: Watch) -> StreamRecord:
-        """Start counting what the stream ``audit_id`` of ``watch`` is given."""
-        record = self._streams[audit_id] = StreamRecord(watch)
+    def track(self, audit_id: str, watch: Watch, *, user: str = "", resource: str = "") -> StreamRecord:
+        """Start counting what the stream ``audit_id`` of ``watch`` (``user`` watching ``resource``) is given."""
+        record = self._streams[audit_id] = StreamRecord(watch, user, resource)
         ended = [key for key, r in self._streams.items() if r.ended]
         for key in ended[: max(0, len(ended) - ENDED_STREAMS_KEPT)]:
             del self._streams[key]
@@ -107,23 +112,31 @@ async def events(
     encoder: EventEncoder,
     current_rv: Callable[[], str],
     record: StreamRecord | None = None,
+    limit: int | None = None,
 ) -> AsyncIterator[bytes]:
     """The encoded events of ``watch`` until it closes or ``timeout`` seconds pass.
 
     Watchers that allow bookmarks get one at ``current_rv()`` before the timeout closes the
-    stream (the periodic ones come from the world, on its clock). ``record`` counts what is written."""
+    stream (the periodic ones come from the world, on its clock). ``record`` counts what is written.
+    ``limit``: end the stream after that many events (an injected dropped watch)."""
     record = record if record is not None else StreamRecord(watch)
     loop = asyncio.get_running_loop()
     wake = asyncio.Event()
     watch.on_event = wake.set  # the store notifies on this thread, so setting the event is enough
     hub.add(watch)
     deadline = loop.time() + timeout
+    sent = 0
     try:
         while True:
             wake.clear()
+            if limit is not None and sent >= limit:
+                return
             for event_type, obj in watch.drain():
                 record.written += 1
+                sent += 1
                 yield encoder(event_type, obj)
+                if limit is not None and sent >= limit:
+                    return
             if watch.closed:
                 if watch.events:
                     continue

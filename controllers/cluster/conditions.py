@@ -1,0 +1,128 @@
+"""The Cluster's conditions (Cluster API v1.10 ``api/v1beta1``), and the condition arithmetic the Cluster,
+MachineSet and MachineDeployment controllers share: ``conditions.SetSummary``, ``conditions.SetMirror``
+and the v1beta2 ``Paused`` condition (``util/paused``).
+
+Writing single conditions (transition times, sort order) is :mod:`controllers.machine.conditions`'.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from controllers.machine import conditions as cond
+from controllers.machine.api import PAUSED_ANNOTATION, annotations, is_deleting
+
+# v1beta1 condition types of a Cluster.
+CONTROL_PLANE_INITIALIZED = "ControlPlaneInitialized"
+CONTROL_PLANE_READY = "ControlPlaneReady"
+
+# v1beta1 reasons and messages.
+MISSING_NODE_REF_REASON = "MissingNodeRef"
+MISSING_NODE_REF_MESSAGE = "Waiting for the first control plane machine to have its status.nodeRef set"
+WAITING_FOR_CONTROL_PLANE_PROVIDER_INITIALIZED_REASON = "WaitingForControlPlaneProviderInitialized"
+WAITING_FOR_CONTROL_PLANE_PROVIDER_INITIALIZED_MESSAGE = (
+    "Waiting for control plane provider to indicate the control plane has been initialized")
+WAITING_FOR_CONTROL_PLANE_REASON = "WaitingForControlPlane"
+
+# v1beta2 conditions and reasons (status.v1beta2.conditions).
+PAUSED = "Paused"
+PAUSED_REASON = "Paused"
+NOT_PAUSED_REASON = "NotPaused"
+PAUSED_BY_CLUSTER_MESSAGE = "Cluster spec.paused is set to true"
+PAUSED_BY_ANNOTATION_MESSAGE = "{kind} has the cluster.x-k8s.io/paused annotation"
+
+INITIALIZED_REASON = "Initialized"
+NOT_INITIALIZED_REASON = "NotInitialized"
+OBJECT_DOES_NOT_EXIST_REASON = "ObjectDoesNotExist"
+OBJECT_DELETED_REASON = "ObjectDeleted"
+READY_REASON = "Ready"
+NOT_READY_REASON = "NotReady"
+INTERNAL_ERROR_REASON = "InternalError"
+INTERNAL_ERROR_MESSAGE = "Please check controller logs for errors"
+CONTROL_PLANE_NOT_INITIALIZED_MESSAGE = "Control plane not yet initialized"
+NO_CONTROL_PLANE_NODE_MESSAGE = "Waiting for the first control plane machine to have status.nodeRef set"
+WAITING_FOR_TOPOLOGY_MESSAGE = "Waiting for cluster topology to be reconciled"
+DOES_NOT_EXIST_MESSAGE = "{kind} does not exist"
+DELETED_MESSAGE = "{kind} has been deleted"
+DELETED_WHILE_CLUSTER_EXISTS_MESSAGE = "{kind} has been deleted while the cluster still exists"
+INFRASTRUCTURE_NOT_READY_MESSAGE = "{kind} status.ready is false"
+
+# v1beta2 Deleting reasons of a Cluster.
+WAITING_FOR_BEFORE_DELETE_HOOK_REASON = "WaitingForBeforeDeleteHook"
+WAITING_FOR_BEFORE_DELETE_HOOK_MESSAGE = "Waiting for BeforeClusterDelete hook"
+WAITING_FOR_WORKERS_DELETION_REASON = "WaitingForWorkersDeletion"
+WAITING_FOR_CONTROL_PLANE_DELETION_REASON = "WaitingForControlPlaneDeletion"
+WAITING_FOR_INFRASTRUCTURE_DELETION_REASON = "WaitingForInfrastructureDeletion"
+WAITING_FOR_DELETION_MESSAGE = "Waiting for {kind} to be deleted"
+DELETION_COMPLETED_MESSAGE = "Deletion completed"
+
+# Merge priority of a group of conditions (util/conditions/merge.go): the lower, the more it matters.
+_PRIORITY = {(cond.FALSE, cond.SEVERITY_ERROR): 0, (cond.FALSE, cond.SEVERITY_WARNING): 1,
+             (cond.FALSE, cond.SEVERITY_INFO): 2, (cond.TRUE, ""): 3, (cond.UNKNOWN, ""): 4}
+
+
+def summarize(obj: dict[str, Any], condition_types: tuple[str, ...], now: float) -> None:
+    """``conditions.SetSummary(obj, WithConditions(...))``: ``Ready`` from the listed conditions. The
+    group that matters most wins (False/Error, False/Warning, False/Info, True, Unknown); its first
+    condition in the listed order gives reason, severity and message. Nothing listed exists: no change."""
+    present = [c for t in condition_types if (c := cond.get(obj, t)) is not None]
+    if not present:
+        return
+
+    def priority(c: dict[str, Any]) -> int:
+        return _PRIORITY.get((str(c.get("status")), str(c.get("severity", ""))), 99)
+
+    top = min(priority(c) for c in present)
+    first = next(c for c in present if priority(c) == top)
+    status = str(first.get("status"))
+    if status == cond.TRUE:
+        cond.mark_true(obj, cond.READY, now)
+    elif status == cond.FALSE:
+        cond.mark_false(obj, cond.READY, str(first.get("reason", "")), str(first.get("severity", "")),
+                        str(first.get("message", "")), now)
+    else:
+        cond.mark_unknown(obj, cond.READY, str(first.get("reason", "")), str(first.get("message", "")), now)
+
+
+def mirror(obj: dict[str, Any], condition_type: str, source: dict[str, Any], now: float, *,
+           fallback_ready: bool, fallback_reason: str) -> None:
+    """``conditions.SetMirror``: the source's v1beta1 ``Ready`` condition under ``condition_type``, or,
+    when the source has none, True (``fallback_ready``) or False with ``fallback_reason``/Info."""
+    mirrored = cond.get(source, cond.READY)
+    if mirrored is not None:
+        cond.set_v1beta1(obj, condition_type, str(mirrored.get("status", "")), now,
+                         reason=str(mirrored.get("reason", "")), severity=str(mirrored.get("severity", "")),
+                         message=str(mirrored.get("message", "")))
+    elif fallback_ready:
+        cond.mark_true(obj, condition_type, now)
+    else:
+        cond.mark_false(obj, condition_type, fallback_reason, cond.SEVERITY_INFO, "", now)
+
+
+def paused_state(cluster: dict[str, Any] | None, obj: dict[str, Any]) -> tuple[bool, str]:
+    """``pausedCondition``: whether ``obj`` is paused (its Cluster's ``spec.paused`` or its own
+    ``cluster.x-k8s.io/paused`` annotation) and the message saying why."""
+    messages = []
+    if cluster is not None and (cluster.get("spec") or {}).get("paused"):
+        messages.append(PAUSED_BY_CLUSTER_MESSAGE)
+    if PAUSED_ANNOTATION in annotations(obj):
+        messages.append(PAUSED_BY_ANNOTATION_MESSAGE.format(kind=obj.get("kind", "Object")))
+    return bool(messages), ", ".join(messages)
+
+
+def set_paused(cluster: dict[str, Any] | None, obj: dict[str, Any], now: float) -> bool:
+    """Write the v1beta2 ``Paused`` condition of ``obj`` in place; whether ``obj`` is paused."""
+    paused, message = paused_state(cluster, obj)
+    if paused:
+        cond.set_v1beta2(obj, PAUSED, cond.TRUE, PAUSED_REASON, message, now)
+    else:
+        cond.set_v1beta2(obj, PAUSED, cond.FALSE, NOT_PAUSED_REASON, "", now)
+    return paused
+
+
+def set_deleting(obj: dict[str, Any], reason: str, message: str, now: float) -> None:
+    """The v1beta2 ``Deleting`` condition: False/``NotDeleting`` unless the object is being deleted."""
+    if not is_deleting(obj):
+        cond.set_v1beta2(obj, cond.DELETING, cond.FALSE, cond.NOT_DELETING_REASON, "", now)
+    else:
+        cond.set_v1beta2(obj, cond.DELETING, cond.TRUE, reason, message, now)

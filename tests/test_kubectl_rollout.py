@@ -1,0 +1,139 @@
+"""``kubectl rollout status``, ``history`` and ``undo`` against a ``serve`` process whose reference Deployment
+controller rolls Deployments out (the clock follows wall time; Pods are Ready at once)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from test_http_fixtures import ServeProcess, eventually, serve_process
+
+ROLLOUT_TIMEOUT = "60s"
+
+DEPLOYMENT = """\
+apiVersion: v1
+kind: Node
+metadata: {name: n1}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+  namespace: default
+  annotations: {kubernetes.io/change-cause: first version}
+spec:
+  replicas: 3
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      containers: [{name: web, image: "nginx:1.27"}]
+"""
+
+
+@pytest.fixture
+def served(tmp_path: Path) -> Iterator[ServeProcess]:
+    yield from serve_process(tmp_path, "--controllers", "all")
+
+
+def _image(served: ServeProcess) -> str:
+    deployment = served.kubectl_json("get", "deployment", "web")
+    return str(deployment["spec"]["template"]["spec"]["containers"][0]["image"])
+
+
+def test_rollout_status_waits_for_the_rollout_and_reports_success(served: ServeProcess) -> None:
+    served.kubectl("apply", "-f", "-", stdin=DEPLOYMENT)
+    result = served.kubectl("rollout", "status", "deployment/web", f"--timeout={ROLLOUT_TIMEOUT}")
+    assert 'deployment "web" successfully rolled out' in result.stdout
+
+
+def test_rollout_history_lists_revisions_with_their_change_cause(served: ServeProcess) -> None:
+    served.kubectl("apply", "-f", "-", stdin=DEPLOYMENT)
+    served.kubectl("rollout", "status", "deployment/web", f"--timeout={ROLLOUT_TIMEOUT}")
+    # The controller copies the Deployment's annotations onto its current ReplicaSet (as upstream does), so
+    # the change cause is annotated once the new template is in place.
+    served.kubectl("set", "image", "deployment/web", "web=nginx:1.28")
+    served.kubectl("annotate", "deployment/web", "kubernetes.io/change-cause=second version", "--overwrite")
+    served.kubectl("rollout", "status", "deployment/web", f"--timeout={ROLLOUT_TIMEOUT}")
+    history = served.kubectl("rollout", "history", "deployment/web").stdout
+    lines = [line.split(None, 1) for line in history.splitlines() if line[:1].isdigit()]
+    assert lines == [["1", "first version"], ["2", "second version"]], history
+
+
+def test_rollout_undo_brings_the_previous_template_back_as_a_new_revision(served: ServeProcess) -> None:
+    served.kubectl("apply", "-f", "-", stdin=DEPLOYMENT)
+    served.kubectl("rollout", "status", "deployment/web", f"--timeout={ROLLOUT_TIMEOUT}")
+    served.kubectl("set", "image", "deployment/web", "web=nginx:1.28")
+    served.kubectl("rollout", "status", "deployment/web", f"--timeout={ROLLOUT_TIMEOUT}")
+    result = served.kubectl("rollout", "undo", "deployment/web")
+    assert "rolled back" in result.stdout
+    assert _image(served) == "nginx:1.27"
+    served.kubectl("rollout", "status", "deployment/web", f"--timeout={ROLLOUT_TIMEOUT}")
+    assert eventually(lambda: served.kubectl_json("get", "deployment", "web")["metadata"]["annotations"].get(
+        "deployment.kubernetes.io/revision") == "3", timeout=10)
+    replica_sets = served.kubectl_json("get", "replicasets")["items"]
+    assert len(replica_sets) == 2
+
+
+STATEFUL_SET = """\
+apiVersion: v1
+kind: Node
+metadata: {name: n1}
+---
+apiVersion: apps/v1
+kind: StatefulSet
+metadata: {name: db, namespace: default}
+spec:
+  replicas: 2
+  serviceName: db
+  selector: {matchLabels: {app: db}}
+  template:
+    metadata: {labels: {app: db}}
+    spec:
+      terminationGracePeriodSeconds: 1  # a Pod's name is taken until the old one is gone (wall time here)
+      containers: [{name: db, image: "postgres:16"}]
+"""
+
+DAEMON_SET = """\
+apiVersion: v1
+kind: Node
+metadata: {name: n1}
+---
+apiVersion: v1
+kind: Node
+metadata: {name: n2}
+---
+apiVersion: apps/v1
+kind: DaemonSet
+metadata: {name: agent, namespace: default}
+spec:
+  selector: {matchLabels: {app: agent}}
+  template:
+    metadata: {labels: {app: agent}}
+    spec:
+      containers: [{name: agent, image: "fluent-bit:3.0"}]
+"""
+
+
+def test_rollout_status_of_a_stateful_set_waits_until_every_pod_is_updated(served: ServeProcess) -> None:
+    served.kubectl("apply", "-f", "-", stdin=STATEFUL_SET)
+    served.kubectl("rollout", "status", "statefulset/db", f"--timeout={ROLLOUT_TIMEOUT}")
+    served.kubectl("set", "image", "statefulset/db", "db=postgres:17")
+    result = served.kubectl("rollout", "status", "statefulset/db", f"--timeout={ROLLOUT_TIMEOUT}")
+    # The API server defaults partition to 0, so kubectl takes the partitioned branch, as on a real cluster.
+    assert "partitioned roll out complete: 2 new pods have been updated..." in result.stdout
+    status = served.kubectl_json("get", "statefulset", "db")["status"]
+    assert status["updatedReplicas"] == status["readyReplicas"] == 2
+    assert eventually(lambda: served.kubectl_json("get", "statefulset", "db")["status"].get("currentRevision")
+                      == status["updateRevision"], timeout=10)
+
+
+def test_rollout_status_of_a_daemon_set_waits_for_every_node(served: ServeProcess) -> None:
+    served.kubectl("apply", "-f", "-", stdin=DAEMON_SET)
+    served.kubectl("rollout", "status", "daemonset/agent", f"--timeout={ROLLOUT_TIMEOUT}")
+    served.kubectl("set", "image", "daemonset/agent", "agent=fluent-bit:3.1")
+    result = served.kubectl("rollout", "status", "daemonset/agent", f"--timeout={ROLLOUT_TIMEOUT}")
+    assert 'daemon set "agent" successfully rolled out' in result.stdout
+    status = served.kubectl_json("get", "daemonset", "agent")["status"]
+    assert status["updatedNumberScheduled"] == status["numberAvailable"] == 2
