@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import sys
 import time
+from collections.abc import Callable
 from typing import Any
 
 from benchmarks.timing import report
@@ -43,6 +44,27 @@ def _complete(deployment: dict[str, Any]) -> bool:
             and hooks.get("reason") in (None, "LifecycleHooksCompleted"))
 
 
+def _timed_rollout(world: World, kind: str, name: str, image: str, done: Callable[[], bool]) -> tuple[float, float]:
+    """Once the workload is rolled out: add the four hooks, change its image, and advance until
+    ``done()``; wall and virtual seconds from the image change (every hook Job must have run)."""
+    client = world.client()
+    while not done():
+        world.advance(STEP)
+    client.patch("apps/v1", kind, name, {"spec": {"lifecycleHooks": [_hook(p) for p in POINTS]}}, namespace=NS)
+    world.settle()
+    start_virtual = world.now()
+    start = time.perf_counter()
+    client.patch("apps/v1", kind, name,
+                 [{"op": "replace", "path": "/spec/template/spec/containers/0/image", "value": image}],
+                 namespace=NS, patch_type=JSON_PATCH)
+    world.settle()
+    while not done() and world.now() - start_virtual < VIRTUAL_LIMIT:
+        world.advance(STEP)
+    jobs = len(client.list("batch/v1", "Job", NS)["items"])
+    assert jobs == len(POINTS), f"{jobs} hook Jobs ran"
+    return time.perf_counter() - start, world.now() - start_virtual
+
+
 def rollout(replicas: int) -> tuple[float, float]:
     """Wall and virtual seconds to roll out a new template of a ``replicas`` Deployment with four hooks."""
     world = World(audit=False)
@@ -59,22 +81,7 @@ def rollout(replicas: int) -> tuple[float, float]:
     def done() -> bool:
         return _complete(client.get("apps/v1", "Deployment", "web", NS))
 
-    while not done():
-        world.advance(STEP)
-    client.patch("apps/v1", "Deployment", "web", {"spec": {"lifecycleHooks": [_hook(p) for p in POINTS]}},
-                 namespace=NS)
-    world.settle()
-    start_virtual = world.now()
-    start = time.perf_counter()
-    client.patch("apps/v1", "Deployment", "web",
-                 [{"op": "replace", "path": "/spec/template/spec/containers/0/image", "value": "nginx:1.28"}],
-                 namespace=NS, patch_type=JSON_PATCH)
-    world.settle()
-    while not done() and world.now() - start_virtual < VIRTUAL_LIMIT:
-        world.advance(STEP)
-    jobs = len(client.list("batch/v1", "Job", NS)["items"])
-    assert jobs == len(POINTS), f"{jobs} hook Jobs ran"
-    return time.perf_counter() - start, world.now() - start_virtual
+    return _timed_rollout(world, "Deployment", "web", "nginx:1.28", done)
 
 
 def daemon_set_rollout() -> tuple[float, float]:
@@ -100,22 +107,7 @@ def daemon_set_rollout() -> tuple[float, float]:
                 and status.get("updatedNumberScheduled") == status.get("numberAvailable") == NODES
                 and hooks.get("reason") in (None, "LifecycleHooksCompleted"))
 
-    while not done():
-        world.advance(STEP)
-    client.patch("apps/v1", "DaemonSet", "agent", {"spec": {"lifecycleHooks": [_hook(p) for p in POINTS]}},
-                 namespace=NS)
-    world.settle()
-    start_virtual = world.now()
-    start = time.perf_counter()
-    client.patch("apps/v1", "DaemonSet", "agent",
-                 [{"op": "replace", "path": "/spec/template/spec/containers/0/image", "value": "fluent-bit:3.1"}],
-                 namespace=NS, patch_type=JSON_PATCH)
-    world.settle()
-    while not done() and world.now() - start_virtual < VIRTUAL_LIMIT:
-        world.advance(STEP)
-    jobs = len(client.list("batch/v1", "Job", NS)["items"])
-    assert jobs == len(POINTS), f"{jobs} hook Jobs ran"
-    return time.perf_counter() - start, world.now() - start_virtual
+    return _timed_rollout(world, "DaemonSet", "agent", "fluent-bit:3.1", done)
 
 
 def main(sizes: tuple[int, ...] = (1_000, 10_000)) -> None:

@@ -51,6 +51,7 @@ from harness.client import (
     Request,
     Result,
     add_finalizer,
+    find_in,
     owner_mapper,
 )
 
@@ -97,12 +98,9 @@ class ClusterController(Controller):
         self.watch(self.client, api_version, kind, self._owner_mapper)
 
     def reconcile(self, request: Request) -> Result | None:
-        try:
-            cluster = self.client.get(API_VERSION, CLUSTER_KIND, request.name, request.namespace)
-        except ApiError as err:
-            if err.code == 404:
-                return None
-            raise
+        cluster = find_in(self.client, API_VERSION, CLUSTER_KIND, request.name, request.namespace)
+        if cluster is None:
+            return None
         if add_finalizer(self.client, cluster, CLUSTER_FINALIZER):
             # Added first, so that a deletion can never race ahead of it.
             return None

@@ -55,6 +55,7 @@ from harness.client import (
     Request,
     Result,
     add_finalizer,
+    find_in,
     owner_mapper,
 )
 
@@ -201,13 +202,10 @@ class MachineController(Controller):
     # -- reconcile ---------------------------------------------------------------------------------
 
     def reconcile(self, request: Request) -> Result | None:
-        try:
-            machine = self.client.get(API_VERSION, MACHINE_KIND, request.name, request.namespace)
-        except ApiError as err:
-            if err.code == 404:
-                self._not_before.pop(request, None)
-                return None
-            raise
+        machine = find_in(self.client, API_VERSION, MACHINE_KIND, request.name, request.namespace)
+        if machine is None:
+            self._not_before.pop(request, None)
+            return None
         if add_finalizer(self.client, machine, MACHINE_FINALIZER):
             # Added first, so that a deletion can never race ahead of it.
             return None

@@ -12,9 +12,12 @@ import re
 import struct
 from typing import Any
 
-from controllers.machine.api import meta
+from controllers.machine.api import API_VERSION, CLUSTER_KIND, meta
+from controllers.machine.errors import ReconcileError
 from harness.apiserver.selectors import label_selector_from_dict
+from harness.client import ApiError, Client
 
+GET_CLUSTER_ERROR = "failed to get Cluster {namespace}/{name}"
 MACHINE_SET_FINALIZER = "cluster.x-k8s.io/machineset"
 MACHINE_DEPLOYMENT_FINALIZER = "cluster.x-k8s.io/machinedeployment"
 
@@ -120,3 +123,14 @@ def selector_string(selector: dict[str, Any] | None) -> str:
 def creation_key(obj: dict[str, Any]) -> tuple[str, str]:
     """Sort key: creation time, then name (``MachineSetsByCreationTimestamp``)."""
     return str(meta(obj).get("creationTimestamp") or ""), str(meta(obj).get("name", ""))
+
+
+def get_cluster(client: Client, obj: dict[str, Any]) -> dict[str, Any]:
+    """The Cluster ``obj`` (a MachineSet or MachineDeployment) belongs to (``spec.clusterName``);
+    :class:`ReconcileError` naming it when it cannot be read."""
+    namespace = meta(obj).get("namespace") or ""
+    name = str((obj.get("spec") or {}).get("clusterName", ""))
+    try:
+        return client.get(API_VERSION, CLUSTER_KIND, name, namespace)
+    except ApiError as err:
+        raise ReconcileError(f"{GET_CLUSTER_ERROR.format(namespace=namespace, name=name)}: {err.message}") from err

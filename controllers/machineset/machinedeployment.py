@@ -73,6 +73,7 @@ from controllers.machineset.api import (
     WAITING_FOR_MACHINE_SET_REASON,
     creation_key,
     generate_suffix,
+    get_cluster,
     replicas,
     selector_matches,
     selector_string,
@@ -89,6 +90,7 @@ from harness.client import (
     Request,
     Result,
     add_finalizer,
+    find_in,
 )
 
 EVENT_COMPONENT = "machinedeployment-controller"
@@ -109,7 +111,6 @@ SUCCESSFUL_ADOPT_MESSAGE = "Adopted MachineSet {name}"
 
 MISSING_STRATEGY = "missing MachineDeployment strategy"
 UNEXPECTED_STRATEGY = "unexpected deployment strategy type: {strategy}"
-GET_CLUSTER_ERROR = "failed to get Cluster {namespace}/{name}"
 
 
 @dataclass
@@ -175,20 +176,12 @@ class MachineDeploymentController(Controller):
     # -- reconcile ---------------------------------------------------------------------------------
 
     def reconcile(self, request: Request) -> Result | None:
-        try:
-            md = self.client.get(API_VERSION, MACHINE_DEPLOYMENT_KIND, request.name, request.namespace)
-        except ApiError as err:
-            if err.code == 404:
-                return None
-            raise
+        md = find_in(self.client, API_VERSION, MACHINE_DEPLOYMENT_KIND, request.name, request.namespace)
+        if md is None:
+            return None
         if add_finalizer(self.client, md, MACHINE_DEPLOYMENT_FINALIZER):
             return None
-        cluster_name = str((md.get("spec") or {}).get("clusterName", ""))
-        try:
-            cluster = self.client.get(API_VERSION, CLUSTER_KIND, cluster_name, request.namespace)
-        except ApiError as err:
-            raise ReconcileError(f"{GET_CLUSTER_ERROR.format(namespace=request.namespace, name=cluster_name)}: "
-                                 f"{err.message}") from err
+        cluster = get_cluster(self.client, md)
         s = Scope(md=copy_json(md), cluster=cluster, now=self.now())
         if ccond.set_paused(cluster, s.md, s.now):
             write(self.client, md, s.md)

@@ -65,6 +65,7 @@ from controllers.machineset.api import (
     SCALING_UP_REASON,
     format_label_value,
     generate_suffix,
+    get_cluster,
     replicas,
     selector_matches,
     selector_string,
@@ -81,6 +82,7 @@ from harness.client import (
     Request,
     Result,
     add_finalizer,
+    find_in,
 )
 from harness.clock import parse_rfc3339
 
@@ -106,7 +108,6 @@ NIL_REPLICAS = "the Replicas field in Spec for MachineSet {name} is nil, this sh
 CLONE_BOOTSTRAP_ERROR = "failed to clone bootstrap configuration from {kind} {ref} while creating a machine"
 CLONE_INFRA_ERROR = "failed to clone infrastructure machine from {kind} {ref} while creating a machine"
 NO_OWNER_DEPLOYMENT = "failed to retrieve owner MachineDeployment for MachineSet {key}"
-GET_CLUSTER_ERROR = "failed to get Cluster {namespace}/{name}"
 
 
 @dataclass
@@ -206,20 +207,12 @@ class MachineSetController(Controller):
     # -- reconcile ---------------------------------------------------------------------------------
 
     def reconcile(self, request: Request) -> Result | None:
-        try:
-            ms = self.client.get(API_VERSION, MACHINE_SET_KIND, request.name, request.namespace)
-        except ApiError as err:
-            if err.code == 404:
-                return None
-            raise
+        ms = find_in(self.client, API_VERSION, MACHINE_SET_KIND, request.name, request.namespace)
+        if ms is None:
+            return None
         if add_finalizer(self.client, ms, MACHINE_SET_FINALIZER):
             return None
-        cluster_name = str((ms.get("spec") or {}).get("clusterName", ""))
-        try:
-            cluster = self.client.get(API_VERSION, CLUSTER_KIND, cluster_name, request.namespace)
-        except ApiError as err:
-            raise ReconcileError(f"{GET_CLUSTER_ERROR.format(namespace=request.namespace, name=cluster_name)}: "
-                                 f"{err.message}") from err
+        cluster = get_cluster(self.client, ms)
         s = Scope(cluster=cluster, machine_set=copy_json(ms), now=self.now())
         if ccond.set_paused(cluster, s.machine_set, s.now):
             write(self.client, ms, s.machine_set)
