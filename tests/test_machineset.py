@@ -11,8 +11,9 @@ from controllers.machineset import delete_policy
 from controllers.machineset.api import format_label_value
 from controllers.machineset.webhooks import default_machine_set, validate_machine_set
 from harness.apiserver.errors import StatusError
-from harness.client import MERGE
-from harness.world.world import World
+from harness.apiserver.http.faults import injector_of
+from harness.client import MERGE, find_in
+from harness.world.world import SYSTEM_USER, World
 
 CAPI = "cluster.x-k8s.io/v1beta1"
 INFRA = "infrastructure.cluster.x-k8s.io/v1beta1"
@@ -147,3 +148,25 @@ def test_long_names_become_hashed_label_values() -> None:
     long_name = "m" * 64
     value = format_label_value(long_name)
     assert value.startswith("hash_") and value.endswith("_z") and len(value) < 63
+
+
+def test_machines_that_could_not_be_listed_are_neither_replaced_nor_forgotten() -> None:
+    world = _world_with_machine_set(2)
+    client = world.client()
+    before = sorted(m["metadata"]["name"] for m in client.list(CAPI, "Machine", NS)["items"])
+    # The MachineSet controller's next list of Machines fails: upstream then skips scaling and status.
+    injector_of(world.clusters).add({"fault": "InternalError", "users": [SYSTEM_USER.format("machineset")],
+                                     "verbs": ["list"], "resource": "machines", "count": 1})
+    client.patch(CAPI, "MachineSet", "ms-0", {"metadata": {"annotations": {"touch": "1"}}}, namespace=NS,
+                 patch_type=MERGE)
+    world.settle()
+    assert sorted(m["metadata"]["name"] for m in client.list(CAPI, "Machine", NS)["items"]) == before
+    assert client.get(CAPI, "MachineSet", "ms-0", NS)["status"]["replicas"] == 2
+    injector_of(world.clusters).add({"fault": "InternalError", "users": [SYSTEM_USER.format("machineset")],
+                                     "verbs": ["list"], "resource": "machines", "count": 1})
+    client.delete(CAPI, "MachineSet", "ms-0", NS)
+    world.settle()
+    assert "cluster.x-k8s.io/machineset" in client.get(CAPI, "MachineSet", "ms-0", NS)["metadata"]["finalizers"]
+    world.advance(600)
+    assert client.list(CAPI, "Machine", NS)["items"] == []
+    assert find_in(client, CAPI, "MachineSet", "ms-0", NS) is None

@@ -305,6 +305,8 @@ class MachineSetController(Controller):
 
     def _reconcile_delete(self, s: Scope) -> float | None:
         """Delete every Machine; drop the finalizer once none is left."""
+        if not s.machines_found:
+            return None  # the Machines could not be listed: "none left" would be a guess
         if not s.machines:
             meta(s.machine_set)["finalizers"] = [f for f in meta(s.machine_set).get("finalizers") or []
                                                  if f != MACHINE_SET_FINALIZER]
@@ -323,6 +325,8 @@ class MachineSetController(Controller):
     def _sync_machines(self, s: Scope) -> float | None:
         """``syncMachines``: the in-place mutable fields of ``spec.template`` (labels, annotations and the
         three timeouts) reach every Machine not being deleted."""
+        if not s.machines_found:
+            return None
         wanted_labels, wanted_annotations = machine_labels(s.machine_set), machine_annotations(s.machine_set)
         template_spec = (s.spec.get("template") or {}).get("spec") or {}
         for machine in s.machines:
@@ -346,6 +350,8 @@ class MachineSetController(Controller):
 
     def _sync_replicas(self, s: Scope) -> float | None:
         """``syncReplicas``: create or delete Machines until there are ``spec.replicas``."""
+        if not s.machines_found:
+            return None  # as upstream: never count Machines that could not be listed
         if s.spec.get("replicas") is None:
             raise ReconcileError(NIL_REPLICAS.format(name=s.name))
         diff = len(s.machines) - replicas(s.machine_set)
