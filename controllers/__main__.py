@@ -1,4 +1,4 @@
-"""``python -m controllers --kubeconfig PATH [--only NAMES] [--control stdio]``: the reference controllers
+"""``python -m controllers [--kubeconfig PATH] [--only NAMES] [--control stdio]``: the reference controllers
 as a process of their own, against a served world (``python -m harness serve``), until SIGINT or SIGTERM.
 
 The controllers follow the server's clock (``ServerClock``), so ``POST /harness/v1/clock/advance`` moves
@@ -11,6 +11,7 @@ or the end of the input, 2 for bad usage, 1 when the kubeconfig cannot be used.
 from __future__ import annotations
 
 import argparse
+import os
 import signal
 import sys
 import threading
@@ -30,7 +31,9 @@ CONTROL_STDIO = "stdio"
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m controllers", description=__doc__.splitlines()[0])
-    parser.add_argument("--kubeconfig", required=True, help="kubeconfig of the management cluster")
+    kubeconfig = os.environ.get("KUBECONFIG")
+    parser.add_argument("--kubeconfig", required=not kubeconfig, default=kubeconfig,
+                        help="kubeconfig of the management cluster (default: $KUBECONFIG)")
     parser.add_argument("--only", default="", help="comma-separated controller names (default: all): "
                         + ", ".join(CONTROLLERS))
     parser.add_argument("--control", choices=[CONTROL_STDIO], help="run only when told, through stdin/stdout")

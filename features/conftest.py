@@ -18,7 +18,8 @@ import pytest
 import yaml
 
 from features.steps.context import ScenarioContext
-from harness.targets.conformance import install_chaos
+from harness.targets.chaos import RetryingScene
+from harness.targets.conformance import TARGET_AREAS, area_of, install_chaos
 from harness.targets.process import ControllerProcesses, ProcessScene
 from harness.targets.report import TIMELINE
 from harness.world.http_scene import HttpScene, WorldServer
@@ -33,6 +34,8 @@ PROCESS = "process"
 REFERENCE_PROCESS = "reference-process"
 # --target hic: the features/hic/ scenarios against a HIC process (features/steps/hic.py, harness/targets/hic.py).
 HIC_TARGET = "hic"
+# --target machine-controller: features/machine_deletion/ against a machine controller command.
+MACHINE_CONTROLLER_TARGET = "machine-controller"
 WIRE = "wire"
 # The seed documents a scenario may be tagged with (@seed_000 .. @seed_004).
 SEEDS = tuple(f"seed_{n:03d}" for n in range(5))
@@ -59,6 +62,7 @@ pytest_plugins = [
     "features.steps.clusters",
     "features.steps.addons",
     "features.steps.hic",
+    "features.steps.runtime_extension",
 ]
 
 
@@ -107,9 +111,18 @@ def transport(config: pytest.Config) -> str:
     return str(config.getoption("--transport"))
 
 
+@pytest.hookimpl(trylast=True)  # after the conformance runner has reported the other areas as not applicable
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Deselect the @wire scenarios unless the transport is HTTP: in-process there is no wire, so
-    they do not apply (deselected rather than skipped: a skipped MUST scenario fails conformance)."""
+    """Deselect what does not apply: under a target that drives only some feature areas
+    (:data:`TARGET_AREAS`), the other areas (the conformance runner reports them as not applicable);
+    and the @wire scenarios unless the transport is HTTP, since in-process there is no wire
+    (deselected rather than skipped: a skipped MUST scenario fails conformance)."""
+    areas = TARGET_AREAS.get(config.getoption("--target"))
+    if areas:
+        away = [item for item in items if area_of(item.nodeid) not in areas]
+        if away:
+            config.hook.pytest_deselected(items=away)
+            items[:] = [item for item in items if area_of(item.nodeid) in areas]
     if transport(config) != INPROCESS:
         return
     wire = [item for item in items if item.get_closest_marker(WIRE) is not None]
@@ -148,6 +161,11 @@ def scene(request: pytest.FixtureRequest) -> Iterator[Scene]:
         from features.steps.hic import hic_scene  # a step module: pytest_plugins loads it (assertion rewriting)
 
         yield from hic_scene(request)
+        return
+    if request.config.getoption("--target") == MACHINE_CONTROLLER_TARGET:
+        from harness.targets.machine_controller import machine_controller_scene
+
+        yield from machine_controller_scene(request)
         return
     bare = request.node.module.__name__.rpartition(".")[2] in WITHOUT_REFERENCE_CONTROLLERS
     if how == INPROCESS:
@@ -188,6 +206,9 @@ def _timeline(request: pytest.FixtureRequest) -> Iterator[None]:
 
 
 @pytest.fixture
-def ctx(scene: Scene) -> ScenarioContext:
-    """What the scenario remembers between steps (the last answer or API error, watches, copies)."""
+def ctx(scene: Scene, request: pytest.FixtureRequest) -> ScenarioContext:
+    """What the scenario remembers between steps (the last answer or API error, watches, copies).
+    Under ``--chaos`` its scene rides out the controllers' retries of failed requests."""
+    if request.config.getoption("--chaos"):
+        return ScenarioContext(RetryingScene(scene), chaos=True)  # type: ignore[arg-type]
     return ScenarioContext(scene)

@@ -9,7 +9,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 FEATURES = REPO / "features"
 LEVELS = ("must", "should", "may")
-TARGETS = ("reference", "reference-process", "hic")
+TARGETS = ("reference", "reference-process", "hic", "machine-controller", "extension")
 
 
 def _rate(text: str) -> float:
@@ -46,6 +46,14 @@ def _parser() -> argparse.ArgumentParser:
     extension.add_argument("--failure-policy", default="Fail", choices=("Fail", "Ignore"))
     extension.add_argument("--timeout-seconds", type=int, default=None, help="timeoutSeconds of every handler")
 
+    behaviors = sub.add_parser("behaviors",
+                               help="list every behavior with its seed, level, scenarios and latest result")
+    behaviors.add_argument("--format", dest="fmt", default="table", choices=("table", "yaml", "markdown"))
+    behaviors.add_argument("--summary", action="store_true", help="only the coverage counts per seed and level")
+    behaviors.add_argument("--results", default=None, metavar="FILE",
+                           help="a conformance-results.yaml (or its report folder); 'none' for no results "
+                                "(default: the newest under reports/)")
+
     conformance = sub.add_parser("conformance", help="run the conformance suite and print its summary")
     conformance.add_argument("--target", default="reference", choices=TARGETS)
     conformance.add_argument("--hic-command", default=None, metavar="CMD",
@@ -53,6 +61,18 @@ def _parser() -> argparse.ArgumentParser:
                                   "and LIFECYCLE_TCK_HIC_CONFIG)")
     conformance.add_argument("--hic-config", default=None, metavar="FILE",
                              help="--target hic: the HIC config (YAML): its hooks, whether it adds them, its selector")
+    conformance.add_argument("--command", dest="controller_command", default=None, metavar="CMD",
+                             help="--target machine-controller: the command running the machine controller under "
+                                  "test (it gets KUBECONFIG); see harness/targets/machine_controller.py")
+    conformance.add_argument("--stdio-control", action="store_true", default=False,
+                             help="--target machine-controller: the command speaks the harness's stdio control "
+                                  "protocol and runs in lockstep with the virtual clock (otherwise: on wall time, "
+                                  "and scenarios needing more virtual time than that are not applicable)")
+    conformance.add_argument("--extension-url", default=None, metavar="URL",
+                             help="--target extension: the base URL of the Runtime Extension under test (https; "
+                                  "discovery at URL/hooks.runtime.cluster.x-k8s.io/v1alpha1/discovery)")
+    conformance.add_argument("--ca-file", default=None, metavar="FILE",
+                             help="--target extension: the PEM file of the CA that signs the extension's certificate")
     conformance.add_argument("--report-dir", default=None)
     conformance.add_argument("--level", default="may", choices=LEVELS,
                              help="run scenarios of this level and stricter ones (must ⊂ should ⊂ may)")
@@ -76,6 +96,23 @@ def _conformance(args: argparse.Namespace) -> int:
             print(f"lifecycle-tck conformance: {problem}", file=sys.stderr)
             return 2
         target_args = [f"--hic-command={args.hic_command}", f"--hic-config={Path(args.hic_config).resolve()}"]
+    if args.target == "machine-controller":
+        from harness.targets.machine_controller import check_options
+
+        problem = check_options(args.controller_command)
+        if problem:
+            print(f"lifecycle-tck conformance: {problem}", file=sys.stderr)
+            return 2
+        target_args = [f"--controller-command={args.controller_command}"]
+        target_args += ["--stdio-control"] if args.stdio_control else []
+    if args.target == "extension":
+        from harness.targets.extension import check_extension_options
+
+        problem = check_extension_options(args.extension_url, args.ca_file)
+        if problem:
+            print(f"lifecycle-tck conformance: {problem}", file=sys.stderr)
+            return 2
+        target_args = [f"--extension-url={args.extension_url}", f"--ca-file={Path(args.ca_file).resolve()}"]
     return run(
         features=FEATURES, target=args.target, report_dir=args.report_dir, level=args.level, keyword=args.keyword,
         chaos=args.chaos, target_args=target_args,
@@ -97,6 +134,10 @@ def main(argv: list[str] | None = None) -> int:
         return _conformance(args)
     if args.command == "serve":
         return _serve(args)
+    if args.command == "behaviors":
+        from harness.targets.behaviors import run as list_behaviors
+
+        return list_behaviors(features=FEATURES, fmt=args.fmt, summary=args.summary, results=args.results)
     if args.command == "extension":
         from harness.world.extension.server import run
 

@@ -29,3 +29,12 @@ def test_a_profile_depending_on_itself_or_twice_on_one_profile_is_refused() -> N
 def test_policy_refs_must_name_a_configmap_or_secret() -> None:
     errs = validate_cluster_profile(_profile(policyRefs=[{"kind": "Deployment", "name": "x"}, {"kind": "Secret"}]))
     assert [e.field for e in errs] == ["spec.policyRefs[0].kind", "spec.policyRefs[1].name"]
+
+
+def test_the_seeds_examples_are_refused_for_stop_matching_behavior_only() -> None:
+    for deletion in ("RemovePolicies", "EnforceRemovePolicies"):
+        errs = validate_cluster_profile(_profile(clusterSelector={"matchLabels": {"env": "prod"}},
+                                                 stopMatchingBehavior="RemovePolicies",
+                                                 clusterDeletionBehavior=deletion))
+        assert [(e.field, e.type) for e in errs] == [("spec.stopMatchingBehavior", "FieldValueNotSupported")]
+        assert errs[0].detail == 'supported values: "WithdrawPolicies", "LeavePolicies"'

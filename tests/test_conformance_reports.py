@@ -110,7 +110,7 @@ def test_the_html_report_shows_each_scenarios_steps_and_the_writes_it_caused(pas
     assert "<b>When</b> 10 minutes pass" in section
     assert "Timeline:" in section and "<th>changes</th>" in section
     # The machine controller's own writes are there, with what they changed.
-    assert f"<td>{MACHINE_USER}</td>" in section
+    assert f'<td title="{MACHINE_USER}">machine</td>' in section  # the short name, the full one on hover
     assert "metadata.finalizers" in section or "status.conditions" in section
 
 

@@ -306,5 +306,6 @@ def test_serve_with_chaos_fails_some_api_requests_but_not_the_admin_api(tmp_path
     finally:
         _stop(proc)
     assert set(codes) == {200, 429, 500}
-    assert {rule["fault"] for rule in rules} == {"Conflict", "TooManyRequests", "InternalError"}
+    assert {rule["fault"] for rule in rules} == {"Conflict", "TooManyRequests", "InternalError", "DropWatch",
+                                                 "Expired"}
     assert all("system:serviceaccount:kube-system:workload-clusters" in rule["exceptUsers"] for rule in rules)

@@ -69,11 +69,17 @@ DEPENDENCY_CYCLE_ON_REMOVAL = ("dependency cycle among ClusterProfiles {names}: 
                                "for each other")
 DEPENDENCY_REQUEUE_SECONDS = 10.0
 
-# failureMessage texts.
-REFERENCE_NOT_FOUND = "referenced {kind} {namespace}/{name} does not exist"
+# failureMessage texts. A missing reference is upstream's NonRetriableError (collectReferencedObjects):
+# FailedNonRetriable, a Warning event, and no retry until the reference appears; a manifest that does not
+# parse is an ordinary error (collectContent): Failed.
+REFERENCE_NOT_FOUND = "Referenced resource: {kind} {namespace}/{name} does not exist"
 REFERENCE_KIND_INVALID = "referenced kind {kind} is not supported (ConfigMap or Secret)"
-MANIFEST_INVALID = "{kind} {namespace}/{name} key {key}: manifest does not parse: {error}"
-MANIFEST_NOT_OBJECT = "{kind} {namespace}/{name} key {key}: a manifest must be an object with apiVersion and kind"
+MANIFEST_INVALID = "failed to get policy from Data {section:.100}: {error}"
+MANIFEST_NOT_OBJECT = "a manifest must be an object with apiVersion, kind and metadata.name"
+FAILED_NON_RETRIABLE_EVENT = "FailedNonRetriable"
+FAILED_NON_RETRIABLE_MESSAGE = ("Feature {feature} for cluster {cluster_type} {namespace}/{name} failed with "
+                                "non-retriable error: {error}")
+EVENT_COMPONENT = "addon-controller"
 CLUSTER_UNREACHABLE = "cluster {cluster} is not reachable: {error}"
 KUBECONFIG_MISSING = "failed to get kubeconfig for cluster {cluster}: {error}"
 APPLY_FAILED = "failed to deploy {kind} {name}: {error}"

@@ -13,8 +13,12 @@ profile with ``EnforceRemovePolicies`` makes sure the cleanup gate is served and
 
 ClusterSummary, not being deleted: waits for its dependencies (``status.dependencies`` with upstream's
 texts; a cycle is said), then reads the manifests and deploys them into the cluster
-(:mod:`controllers.addons.deployer`), reporting ``featureSummaries`` (``Resources``: Provisioned, or
-Failed with ``failureMessage``) and removing what an older version deployed and the new one does not.
+(:mod:`controllers.addons.deployer`), reporting ``featureSummaries`` (``Resources``: Provisioned; Failed
+with ``failureMessage`` for a manifest that does not parse or an object the cluster refuses;
+FailedNonRetriable and a Warning event ``FailedNonRetriable`` for a policyRef to a ConfigMap/Secret that
+does not exist, as upstream) and removing what an older version deployed and the new one does not. Bad
+input deploys nothing of the profile (what an older version deployed stays, and is what a deletion
+removes); the ConfigMap/Secret watch brings the summary back when the reference appears or changes.
 
 ClusterSummary being deleted -- why decides what happens to what it deployed:
 
@@ -68,8 +72,12 @@ from controllers.addons.api import (
     DEPENDENCY_REQUEUE_SECONDS,
     DEPENDENT_NOT_REMOVED,
     ENFORCE_REMOVE_POLICIES,
+    EVENT_COMPONENT,
     EXTENSION_CONFIG_NAME,
     FAILED,
+    FAILED_NON_RETRIABLE,
+    FAILED_NON_RETRIABLE_EVENT,
+    FAILED_NON_RETRIABLE_MESSAGE,
     FAILED_REQUEUE_SECONDS,
     FEATURE_RESOURCES,
     KUBECONFIG_MISSING,
@@ -100,7 +108,7 @@ from controllers.machine.api import CLUSTER_KIND
 from controllers.runtime.api import API_VERSION as RUNTIME_API_VERSION
 from controllers.runtime.api import EXTENSION_CONFIG_KIND
 from harness.apiserver.selectors import label_selector_from_dict
-from harness.client import MERGE, ApiError, Client, Controller, Request, Result, find_in
+from harness.client import MERGE, WARNING, ApiError, Client, Controller, EventRecorder, Request, Result, find_in
 
 CONTROL_PLANE_INITIALIZED = "ControlPlaneInitialized"
 KUBECONFIG_SECRET = "{name}-kubeconfig"
@@ -166,6 +174,7 @@ class AddonController(Controller):
         super().__init__()
         self.client = client
         self.gate = CleanupGate()
+        self.recorder = EventRecorder(client, EVENT_COMPONENT)
         self._gate_endpoint: tuple[str, str] | None = None
         self._profiles: set[str] = set()
         self._deleting_profiles: set[str] = set()
@@ -473,9 +482,16 @@ class AddonController(Controller):
             manifests = deployer.read_manifests(self.client, list(scope.profile_spec.get("policyRefs") or []),
                                                 scope.namespace)
         except deployer.DeployError as err:
-            scope.set_feature(FAILED, failure=str(err))
+            # Nothing is deployed; what was deployed before stays. No retry: the ConfigMap/Secret watch
+            # wakes this summary when the reference appears or changes.
+            non_retriable = isinstance(err, deployer.ReferenceNotFound)
+            scope.set_feature(FAILED_NON_RETRIABLE if non_retriable else FAILED, failure=str(err))
             status["failureMessage"] = str(err)
             self._write_status(scope)
+            if non_retriable:
+                self.recorder.event(summary, WARNING, FAILED_NON_RETRIABLE_EVENT, FAILED_NON_RETRIABLE_MESSAGE.format(
+                    feature=FEATURE_RESOURCES, cluster_type=scope.cluster_type, namespace=scope.namespace,
+                    name=scope.cluster_name, error=err))
             return None
         digest = deployer.content_hash(manifests)
         feature = scope.feature()

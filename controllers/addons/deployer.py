@@ -2,8 +2,12 @@
 of, a workload cluster.
 
 Manifests: every value of each referenced ConfigMap's ``data`` (a Secret's ``data``, base64) is YAML, one
-or more documents, each an object. The whole set is read and parsed before anything is applied, so a
-missing reference or a manifest that does not parse deploys nothing and is reported (:class:`DeployError`).
+or more documents separated by ``---`` lines, each an object. The whole set -- every reference, every key,
+every document -- is read and parsed before anything is applied, so a missing reference
+(:class:`ReferenceNotFound`) or a manifest that does not parse (:class:`DeployError`, naming the document
+as upstream's ``failed to get policy from Data ...``) deploys nothing of the profile and is reported.
+Upstream parses all the keys of one ConfigMap before deploying it too, but goes ConfigMap by ConfigMap;
+here a profile is all or nothing.
 
 Deployed objects carry the reference labels and the owner annotations of libsveltos
 (:data:`~controllers.addons.api.OWNERSHIP_LABELS`, :data:`~controllers.addons.api.OWNERSHIP_ANNOTATIONS`);
@@ -19,6 +23,7 @@ import binascii
 import copy
 import hashlib
 import json
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -46,10 +51,16 @@ from controllers.addons.api import (
 from harness.client import ApiError, Client, find_in
 
 DEFAULT_NAMESPACE = "default"
+# Documents of one manifest are separated by a line holding only "---" (upstream's CustomSplit).
+DOCUMENT_SEPARATOR = re.compile(r"^---[ \t]*$", re.MULTILINE)
 
 
 class DeployError(Exception):
     """The profile's manifests cannot be read or parsed: nothing was deployed."""
+
+
+class ReferenceNotFound(DeployError):
+    """A referenced ConfigMap or Secret does not exist (upstream: non-retriable until it appears)."""
 
 
 class ClusterUnreachable(Exception):
@@ -89,25 +100,34 @@ def read_manifests(client: Client, policy_refs: list[dict[str, Any]], default_na
             raise DeployError(REFERENCE_KIND_INVALID.format(kind=kind))
         source = find_in(client, "v1", kind, name, namespace)
         if source is None:
-            raise DeployError(REFERENCE_NOT_FOUND.format(kind=kind, namespace=namespace, name=name))
+            raise ReferenceNotFound(REFERENCE_NOT_FOUND.format(kind=kind, namespace=namespace, name=name))
         for key in sorted(source.get("data") or {}):
             text = (source.get("data") or {})[key]
-            where = {"kind": kind, "namespace": namespace, "name": name, "key": key}
             if kind == "Secret":
                 try:
                     text = base64.b64decode(text, validate=True).decode()
                 except (binascii.Error, UnicodeDecodeError, ValueError) as err:
-                    raise DeployError(MANIFEST_INVALID.format(**where, error=err)) from None
-            try:
-                documents = [d for d in yaml.safe_load_all(text) if d is not None]
-            except yaml.YAMLError as err:
-                raise DeployError(MANIFEST_INVALID.format(**where, error=str(err).replace("\n", " "))) from None
-            for document in documents:
-                if not isinstance(document, dict) or not document.get("apiVersion") or not document.get("kind") \
-                        or not (document.get("metadata") or {}).get("name"):
-                    raise DeployError(MANIFEST_NOT_OBJECT.format(**where))
-                out.append(Manifest(document, kind, name, namespace))
+                    raise DeployError(MANIFEST_INVALID.format(section=str(text), error=err)) from None
+            for section in DOCUMENT_SEPARATOR.split(str(text)):
+                document = _parse(section)
+                if document is not None:
+                    out.append(Manifest(document, kind, name, namespace))
     return out
+
+
+def _parse(section: str) -> dict[str, Any] | None:
+    """One document of a manifest: the object, None for an empty document; DeployError."""
+    try:
+        document = yaml.safe_load(section)
+    except yaml.YAMLError as err:
+        raise DeployError(MANIFEST_INVALID.format(section=section.strip(), error=str(err).replace("\n", " "))) \
+            from None
+    if document is None:
+        return None
+    if not isinstance(document, dict) or not document.get("apiVersion") or not document.get("kind") \
+            or not isinstance(document.get("metadata"), dict) or not document["metadata"].get("name"):
+        raise DeployError(MANIFEST_INVALID.format(section=section.strip(), error=MANIFEST_NOT_OBJECT))
+    return document
 
 
 def content_hash(manifests: list[Manifest]) -> str:

@@ -1,8 +1,10 @@
 """ControllerRevisions of StatefulSets and DaemonSets, as upstream's history package keeps them: one
 ``apps/v1`` ControllerRevision per distinct pod template, named ``<owner>-<hash>``, labelled with the
 owner's selector labels and ``controller.kubernetes.io/hash``, owned by the workload, numbered by
-``revision``. The template is stored in ``data`` the way upstream's ``getPatch`` records it
-(``{"spec": {"template": {..., "$patch": "replace"}}}``), so ``kubectl rollout history`` reads it.
+``revision``, annotated as the workload was when it was made. The template is stored in ``data`` the
+way upstream's ``getPatch`` records it (``{"spec": {"template": {..., "$patch": "replace"}}}``, keys
+sorted, the empty ``creationTimestamp: null`` a Go client writes), so ``kubectl rollout history`` reads
+it and ``kubectl rollout undo`` recognises the current revision ("skipped rollback") by comparing bytes.
 
 A template equal to an older revision's brings that ControllerRevision back with the next revision number
 (upstream's ``getStatefulSetRevisions``/``constructHistory``): a rollback. Histories beyond
@@ -19,6 +21,7 @@ from controllers.rollout.api import (
     APPS_V1,
     CONTROLLER_HASH_LABEL,
     CONTROLLER_REVISION,
+    HOOK_STATE_ANNOTATION,
     controlled_by,
     meta,
     owner_ref,
@@ -45,6 +48,25 @@ def revision_template(cr: dict[str, Any]) -> dict[str, Any]:
     template = copy.deepcopy((((cr.get("data") or {}).get("spec") or {}).get("template")) or {})
     template.pop(PATCH_DIRECTIVE, None)
     return template  # type: ignore[no-any-return]
+
+
+def _sorted(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {key: _sorted(value[key]) for key in sorted(value)}
+    if isinstance(value, list):
+        return [_sorted(item) for item in value]
+    return value
+
+
+def recorded_patch(template: dict[str, Any]) -> dict[str, Any]:
+    """What a ControllerRevision's ``data`` holds for ``template`` (as served: defaulted), byte for byte as
+    upstream's getPatch writes it once served compactly: the template through Go's struct (an empty
+    ``metadata.creationTimestamp`` as null) with the replace directive, every object's keys sorted (Go
+    marshals maps so). kubectl rollout undo compares exactly these bytes with the workload's own."""
+    stored = copy.deepcopy(template)
+    stored.setdefault("metadata", {}).setdefault("creationTimestamp", None)
+    stored[PATCH_DIRECTIVE] = REPLACE
+    return _sorted({"spec": {"template": stored}})  # type: ignore[no-any-return]
 
 
 def _created(cr: dict[str, Any]) -> float:
@@ -91,16 +113,19 @@ def sync_history(client: Client, owner: dict[str, Any], selector_labels: dict[st
         return History(update, owned, True, True)
     collisions = (owner.get("status") or {}).get("collisionCount")
     digest = template_hash(template, collisions)
-    stored = copy.deepcopy(template)
-    stored[PATCH_DIRECTIVE] = REPLACE
     body = {
         "apiVersion": APPS_V1, "kind": CONTROLLER_REVISION,
         "metadata": {"name": f"{meta(owner)['name']}-{digest}", "namespace": namespace,
                      "labels": {**selector_labels, CONTROLLER_HASH_LABEL: digest},
                      "ownerReferences": [owner_ref(owner)]},
-        "data": {"spec": {"template": stored}},
+        "data": recorded_patch(template),
         "revision": top + 1,
     }
+    # The workload's annotations as they are now (upstream's newRevision and snapshot): kubectl rollout
+    # history shows a revision's kubernetes.io/change-cause from them.
+    annotations = {k: v for k, v in (meta(owner).get("annotations") or {}).items() if k != HOOK_STATE_ANNOTATION}
+    if annotations:
+        body["metadata"]["annotations"] = annotations
     try:
         created = client.create(body)
     except ApiError as err:

@@ -27,6 +27,7 @@ import functools
 import json
 import ssl
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
@@ -146,6 +147,7 @@ def post(endpoint: Endpoint, path: str, body: dict[str, Any], timeout_seconds: i
     deadline = time.monotonic() + timeout_seconds if timeout_seconds else None
     timeout = httpx.Timeout(float(timeout_seconds) if timeout_seconds else None)
     headers = {"Content-Type": JSON, "Accept": JSON, "Host": urlsplit(shown_url).netloc}
+    started = time.monotonic()
     try:
         with client.stream("POST", real_url, content=json.dumps(body).encode(), headers=headers, timeout=timeout,
                            extensions={"sni_hostname": endpoint.server_name}) as answer:
@@ -154,13 +156,52 @@ def post(endpoint: Endpoint, path: str, body: dict[str, Any], timeout_seconds: i
                 data += chunk
                 if len(data) > MAX_RESPONSE_BYTES or (deadline is not None and time.monotonic() > deadline):
                     raise httpx.ReadTimeout(DEADLINE_EXCEEDED)
-            return answer.status_code, data, shown_url
+            code = answer.status_code
     except httpx.TimeoutException:
-        raise TransportError(POST_FAILED.format(url=shown_url, reason=DEADLINE_EXCEEDED)) from None
+        error = POST_FAILED.format(url=shown_url, reason=DEADLINE_EXCEEDED)
     except httpx.ConnectError as err:
-        raise TransportError(POST_FAILED.format(url=shown_url, reason=_connect_reason(endpoint, err))) from None
+        error = POST_FAILED.format(url=shown_url, reason=_connect_reason(endpoint, err))
     except httpx.HTTPError as err:
-        raise TransportError(POST_FAILED.format(url=shown_url, reason=str(err) or type(err).__name__)) from None
+        error = POST_FAILED.format(url=shown_url, reason=str(err) or type(err).__name__)
+    else:
+        _tell(Exchange(shown_url, body, code, data, None, time.monotonic() - started))
+        return code, data, shown_url
+    _tell(Exchange(shown_url, body, None, b"", error, time.monotonic() - started))
+    raise TransportError(error)
+
+
+@dataclass(frozen=True)
+class Exchange:
+    """One POST as an observer sees it: the URL upstream would show, the request body, and either the
+    HTTP status and body of the answer or the transport error, with the wall-clock seconds it took."""
+
+    url: str
+    request: dict[str, Any]
+    status_code: int | None
+    body: bytes
+    error: str | None
+    seconds: float
+
+
+# Told of every exchange ``post`` makes in this process. The conformance harness records a third-party
+# extension's answers with it (harness/targets/extension.py): such an extension keeps no record to read.
+_OBSERVERS: list[Callable[[Exchange], None]] = []
+
+
+def observe(observer: Callable[[Exchange], None]) -> Callable[[], None]:
+    """Tell ``observer`` of every exchange from now on; returns the function that stops telling it."""
+    _OBSERVERS.append(observer)
+
+    def stop() -> None:
+        if observer in _OBSERVERS:
+            _OBSERVERS.remove(observer)
+
+    return stop
+
+
+def _tell(exchange: Exchange) -> None:
+    for observer in list(_OBSERVERS):
+        observer(exchange)
 
 
 def _host(host: str) -> str:

@@ -8,7 +8,8 @@ A ClusterClass of this world (``cluster.x-k8s.io/v1beta1``) names:
   from that FakeMachineTemplate (referenced as it is, not copied per Cluster);
 - ``spec.workers.machineDeployments[]``: ``class``, ``template.bootstrap.ref`` and
   ``template.infrastructure.ref``; each ``spec.topology.workers.machineDeployments[]`` entry (``class``,
-  ``name``, ``replicas``) gets a MachineDeployment ``<cluster>-<name>``.
+  ``name``, ``replicas``, ``metadata``) gets a MachineDeployment ``<cluster>-<name>``; the entry's
+  ``metadata`` labels and annotations go on the MachineDeployment and on its Machines' template.
 
 Every object is labelled ``cluster.x-k8s.io/cluster-name`` and ``topology.cluster.x-k8s.io/owned`` and has
 an owner reference to the Cluster. Names are deterministic (upstream adds a random suffix).
@@ -130,7 +131,12 @@ def machine_deployments(cluster: dict[str, Any], blueprint: Blueprint) -> list[t
             raise BlueprintError(MISSING_CLASS.format(name=entry.get("class"),
                                                       cluster_class=meta(blueprint.cluster_class).get("name")))
         name = machine_deployment_name(cluster, str(entry.get("name", "")))
-        labels = {**_labels(cluster), DEPLOYMENT_TOPOLOGY_NAME_LABEL: str(entry.get("name", ""))}
+        # The worker's metadata goes to the MachineDeployment and its Machines (upstream merges the
+        # class's template metadata under it; this world's classes have none).
+        topology_meta = entry.get("metadata") or {}
+        extra_labels = {str(k): str(v) for k, v in (topology_meta.get("labels") or {}).items()}
+        extra_annotations = {str(k): str(v) for k, v in (topology_meta.get("annotations") or {}).items()}
+        labels = {**extra_labels, **_labels(cluster), DEPLOYMENT_TOPOLOGY_NAME_LABEL: str(entry.get("name", ""))}
         selector = {CLUSTER_NAME_LABEL: meta(cluster)["name"], DEPLOYMENT_TOPOLOGY_NAME_LABEL: str(entry.get("name"))}
         template = worker_class.get("template") or {}
         bootstrap, infra = _ref(template, ("bootstrap", "ref")), _ref(template, ("infrastructure", "ref"))
@@ -138,11 +144,14 @@ def machine_deployments(cluster: dict[str, Any], blueprint: Blueprint) -> list[t
         out.append((str(entry.get("name", "")), {
             "apiVersion": API_VERSION, "kind": MACHINE_DEPLOYMENT_KIND,
             "metadata": {"name": name, "namespace": namespace, "labels": labels,
+                         **({"annotations": extra_annotations} if extra_annotations else {}),
                          "ownerReferences": [owner_ref(cluster)]},
             "spec": {"clusterName": meta(cluster)["name"],
                      "replicas": entry.get("replicas", DEFAULT_WORKER_REPLICAS),
                      "selector": {"matchLabels": selector},
-                     "template": {"metadata": {"labels": {**selector, MACHINE_DEPLOYMENT_NAME_LABEL: name}},
+                     "template": {"metadata": {"labels": {**extra_labels, **selector,
+                                                          MACHINE_DEPLOYMENT_NAME_LABEL: name},
+                                               **({"annotations": extra_annotations} if extra_annotations else {})},
                                   "spec": {"clusterName": meta(cluster)["name"],
                                            "bootstrap": {"configRef": {**bootstrap,
                                                                        "namespace": bootstrap.get("namespace")

@@ -74,6 +74,32 @@ Feature: What happens to a ClusterProfile's add-ons when a cluster is deleted
     When the workload cluster of "c1" becomes reachable again
     Then within 300 seconds the Cluster "c1" is gone
 
+  # The controller writes its ExtensionConfig with a url, not the seed's Service (the world has no
+  # cluster network), and selects every namespace.
+  @seed_003 @must @AD_ENFORCE_004
+  Scenario: The add-on controller serves BeforeClusterDelete over HTTPS, asking to retry while it removes
+    Given a ClusterClass Cluster "c1" labelled "env=prod"
+    And the ClusterProfiles:
+      | name | clusters | deletion              |
+      | a    | env=prod | EnforceRemovePolicies |
+    And the add-ons of "a" are in the workload cluster of "c1"
+    And the workload cluster of "c1" has become unreachable
+    When the Cluster "c1" is deleted
+    Then the ExtensionConfig "sveltos-cleanup-gate" lists the handlers "before-cluster-delete.sveltos-cleanup-gate"
+    And the add-on controller answers BeforeClusterDelete for "c1" with "Success", retryAfterSeconds 10 and a message containing "a-capi-c1: cluster default/c1 is not reachable"
+
+  @seed_003 @must @AD_ENFORCE_004
+  Scenario: The add-on controller stops asking to retry once the removal is complete
+    Given a ClusterClass Cluster "c1" labelled "env=prod"
+    And the ClusterProfiles:
+      | name | clusters | deletion              |
+      | a    | env=prod | EnforceRemovePolicies |
+    And the add-ons of "a" are in the workload cluster of "c1"
+    And the workload cluster of "c1" has become unreachable
+    And the Cluster "c1" has been deleted
+    When the workload cluster of "c1" becomes reachable again
+    Then within 60 seconds the add-on controller answers BeforeClusterDelete for "c1" with "Success" and no retryAfterSeconds
+
   @seed_003 @must @AD_REMOVE_002
   Scenario: RemovePolicies gives up on an unreachable workload cluster without holding the Cluster
     Given a ClusterClass Cluster "c1" labelled "env=prod"

@@ -52,19 +52,39 @@ Feature: Changes while hooks run
     And within 600 seconds the Deployment "web" has rolled out
     And the Deployment "web" has the condition "Progressing" "True" with reason "NewReplicaSetAvailable"
 
-  # A restart, or another controller replica taking over: the new instance has nothing in memory and the
-  # world's instance keeps running too, so this is also two instances at once.
+  # A real restart: the controller instances stop as a crash would (in-process and over HTTP they are
+  # replaced; as a process, the process is killed) and new ones start from a fresh list+watch.
   @must @RH_RESTART_001
-  Scenario: A controller that starts while a hook runs neither runs it again nor scales
+  Scenario: A controller restart while a hook runs neither runs it again nor scales
     Given the Deployment "web" has the lifecycle hooks:
       | hook | point | duration |
       | mid  | 50%   | 2m       |
     And the Deployment "web" has been updated to the image "registry.k8s.io/pause:3.11" and the hook Job "web-2-mid" is running
-    When a fresh instance of the Deployment controller reconciles the Deployment "web"
+    When the rollout controllers restart
     Then no hook of the Deployment "web" ran since
     And nothing scaled the ReplicaSets of the Deployment "web"
     And within 600 seconds the Deployment "web" has rolled out
+    And the rollout invariants held at every recorded state of the Deployment "web"
     And the hook Job "web-2-mid" was created 1 time
+
+  # The controllers cannot write while the hook Job finishes (every write of theirs answers 500), so the
+  # hook is still recorded as running and nothing has moved when they restart: the new instances find the
+  # finished Job, record it and go on, without a second Job.
+  @must @RH_RESTART_002
+  Scenario: A controller restart after a hook Job finished but before the rollout moved on goes on without running it again
+    Given the Deployment "web" has the lifecycle hooks:
+      | hook | point | duration |
+      | mid  | 50%   | 1m       |
+    And the Deployment "web" has been updated to the image "registry.k8s.io/pause:3.11" and the hook Job "web-2-mid" is running
+    And the writes of the rollout controllers fail
+    And the hook Job "web-2-mid" has completed and the Deployment "web" has not moved on
+    When the writes of the rollout controllers succeed again and the rollout controllers restart
+    Then no hook of the Deployment "web" ran since
+    And within 600 seconds the Deployment "web" has rolled out
+    And the rollout invariants held at every recorded state of the Deployment "web"
+    And the hook Job "web-2-mid" was created 1 time
+    And the hooks of the Deployment "web" ran in this order:
+      | hook |
 
   @must @RH_BAD_001
   Scenario: A hook Job that cannot be created holds the rollout at its point with a condition saying why

@@ -62,14 +62,50 @@ Feature: The reference DaemonSet controller rolls out with lifecycle hooks
     And the rollout invariants held at every recorded state of the DaemonSet "agent"
 
   @must @RH_DS_004
-  Scenario: A controller that starts while a DaemonSet hook runs neither runs it again nor touches a Pod
+  Scenario: A controller restart while a DaemonSet hook runs neither runs it again nor touches a Pod
     Given a DaemonSet "agent" with maxSurge "1" and maxUnavailable "0" that has rolled out
     And the DaemonSet "agent" has the lifecycle hooks:
       | hook | point | duration |
       | mid  | 50%   | 2m       |
     And the DaemonSet "agent" has been updated to the image "registry.k8s.io/pause:3.11" and the hook Job "agent-2-mid" is running
-    When a fresh instance of its controller reconciles the DaemonSet "agent"
+    When the rollout controllers restart
     Then no hook of the DaemonSet "agent" ran since
     And nothing created or deleted Pods of the DaemonSet "agent"
     And within 900 seconds the DaemonSet "agent" has rolled out
+    And the rollout invariants held at every recorded state of the DaemonSet "agent"
     And the hook Job "agent-2-mid" was created 1 time
+
+  # DESIGN.md "Rollout decisions": rollover cancels running hook Jobs (they count as not succeeded for
+  # retainPolicy; Never deletes every finished Job, the cancelled one included) and the new revision
+  # starts its own sequence.
+  @must @RH_DS_005
+  Scenario: A new template while a DaemonSet hook runs cancels it, applies its retainPolicy, and the new revision runs its own hooks
+    Given a DaemonSet "agent" with maxSurge "0" and maxUnavailable "1" that has rolled out
+    And the DaemonSet "agent" has the lifecycle hooks:
+      | hook | point | duration | retain |
+      | mid  | 50%   | 5m       | Never  |
+    And the DaemonSet "agent" has been updated to the image "registry.k8s.io/pause:3.11" and the hook Job "agent-2-mid" is running
+    When the DaemonSet "agent" is updated to the image "registry.k8s.io/pause:3.12"
+    Then the Job "agent-2-mid" is gone
+    And within 1800 seconds the DaemonSet "agent" has rolled out
+    And the hooks of the DaemonSet "agent" ran in this order:
+      | hook | new available |
+      | mid  | 2             |
+    And the hook Job "agent-3-mid" was created 1 time
+    And the rollout invariants held at every recorded state of the DaemonSet "agent"
+
+  @must @RH_DS_006
+  Scenario Outline: A DaemonSet hook with <what> is refused at admission, naming the field
+    When a DaemonSet "agent" with these lifecycle hooks is created:
+      | hook   | point   |
+      | first  | 1       |
+      | <name> | <point> |
+    Then the write is refused with 422 "Invalid" and the message:
+      """
+      DaemonSet.apps "agent" is invalid: <field>: <message>
+      """
+
+    Examples:
+      | case      | what                | name   | point | field                                                                | message                                                       |
+      | duplicate | a name already used | first  | 2     | spec.lifecycleHooks[1].name                                          | Duplicate value: "first"                                      |
+      | over-100  | a point over 100%   | second | 150%  | spec.lifecycleHooks[1].trigger.progressAvailableParams.progressPoint | Invalid value: "150%": must be between 0% and 100%, inclusive |

@@ -76,3 +76,31 @@ Feature: Hook Jobs
       | onfailure-failed   | Failed    | OnFailure | exists    |
       | never-succeeded    | Succeeded | Never     | is gone   |
       | never-failed       | Failed    | Never     | is gone   |
+
+  # seed 004 "Algorithm": "By having an ownerRef to particular controllerRevision (or RS) pruning will
+  # propagate there". With a history of 0, the ReplicaSet of revision 2 is pruned once revision 3 has
+  # rolled out, and the garbage collector takes its hook Job.
+  @must @RH_JOB_002
+  Scenario: Pruning an old ReplicaSet beyond revisionHistoryLimit takes its hook Jobs with it
+    Given the Deployment "web" keeps a revision history of 0
+    And the Deployment "web" has the lifecycle hooks:
+      | hook  | point |
+      | check | 100%  |
+    And the Deployment "web" has been updated to the image "registry.k8s.io/pause:3.11" and has rolled out
+    When the Deployment "web" is updated to the image "registry.k8s.io/pause:3.12"
+    Then within 600 seconds the Deployment "web" has rolled out
+    And within 60 seconds the Job "web-2-check" is gone
+    And the Deployment "web" has 1 ReplicaSets
+    And the hook Job "web-3-check" belongs to the ReplicaSet of revision 3 and is labelled with it
+
+  # seed 004 "Affected Objects": "The related state will be reported using Conditions and details will be
+  # available on the created Job objects."
+  @must @RH_COND_001
+  Scenario: The LifecycleHooks condition says a hook group runs, then that every hook of the revision finished
+    Given the Deployment "web" has the lifecycle hooks:
+      | hook | point | duration |
+      | mid  | 2     | 2m       |
+    And the Deployment "web" has been updated to the image "registry.k8s.io/pause:3.11" and the hook Job "web-2-mid" is running
+    Then the Deployment "web" has the condition "LifecycleHooks" "True" with reason "LifecycleHookRunning"
+    And within 600 seconds the Deployment "web" has rolled out
+    And the Deployment "web" has the condition "LifecycleHooks" "True" with reason "LifecycleHooksCompleted" and message "Every lifecycle hook of revision 2 has finished"

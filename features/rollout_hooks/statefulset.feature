@@ -76,16 +76,17 @@ Feature: The reference StatefulSet controller rolls out with lifecycle hooks
       | K8S_ROLLOUT_TYPE | ROLLOUT |
 
   @must @RH_STS_005
-  Scenario: A controller that starts while a StatefulSet hook runs neither runs it again nor touches a Pod
+  Scenario: A controller restart while a StatefulSet hook runs neither runs it again nor touches a Pod
     Given a StatefulSet "db" with 4 replicas, the OrderedReady pod management policy and maxUnavailable "1" that has rolled out
     And the StatefulSet "db" has the lifecycle hooks:
       | hook | point | duration |
       | mid  | 50%   | 2m       |
     And the StatefulSet "db" has been updated to the image "registry.k8s.io/pause:3.11" and the hook Job "db-2-mid" is running
-    When a fresh instance of its controller reconciles the StatefulSet "db"
+    When the rollout controllers restart
     Then no hook of the StatefulSet "db" ran since
     And nothing created or deleted Pods of the StatefulSet "db"
     And within 900 seconds the StatefulSet "db" has rolled out
+    And the rollout invariants held at every recorded state of the StatefulSet "db"
     And the hook Job "db-2-mid" was created 1 time
 
   @must @RH_STS_006
@@ -103,3 +104,40 @@ Feature: The reference StatefulSet controller rolls out with lifecycle hooks
       | updatedReplicas | 2     |
       | replicas        | 4     |
     And the rollout invariants held at every recorded state of the StatefulSet "db"
+
+  # DESIGN.md "Rollout decisions": rollover cancels running hook Jobs (suspended; they count as not
+  # succeeded for retainPolicy, so OnFailure keeps the cancelled one and deletes the new revision's, which
+  # succeeds) and the new revision starts its own sequence.
+  @must @RH_STS_007
+  Scenario: A new template while a StatefulSet hook runs cancels it, retains it as not succeeded, and the new revision runs its own hooks
+    Given a StatefulSet "db" with 4 replicas, the OrderedReady pod management policy and maxUnavailable "1" that has rolled out
+    And the StatefulSet "db" has the lifecycle hooks:
+      | hook | point | duration | retain    |
+      | mid  | 50%   | 5m       | OnFailure |
+    And the StatefulSet "db" has been updated to the image "registry.k8s.io/pause:3.11" and the hook Job "db-2-mid" is running
+    When the StatefulSet "db" is updated to the image "registry.k8s.io/pause:3.12"
+    Then the hook Job "db-2-mid" is suspended
+    And within 1800 seconds the StatefulSet "db" has rolled out
+    And the hooks of the StatefulSet "db" ran in this order:
+      | hook | new available |
+      | mid  | 2             |
+    And the hook Job "db-3-mid" was created 1 time
+    And the hook Job "db-2-mid" is suspended
+    And the Job "db-3-mid" is gone
+    And the rollout invariants held at every recorded state of the StatefulSet "db"
+
+  @must @RH_STS_008
+  Scenario Outline: A StatefulSet hook with <what> is refused at admission, naming the field
+    When a StatefulSet "db" with these lifecycle hooks is created:
+      | hook   | point   |
+      | first  | 1       |
+      | <name> | <point> |
+    Then the write is refused with 422 "Invalid" and the message:
+      """
+      StatefulSet.apps "db" is invalid: <field>: <message>
+      """
+
+    Examples:
+      | case          | what                      | name   | point | field                                                                | message                                                              |
+      | duplicate     | a name already used       | first  | 2     | spec.lifecycleHooks[1].name                                          | Duplicate value: "first"                                             |
+      | past-replicas | a point past the replicas | second | 4     | spec.lifecycleHooks[1].trigger.progressAvailableParams.progressPoint | Invalid value: 4: must be between 0 and 3 (spec.replicas), inclusive |

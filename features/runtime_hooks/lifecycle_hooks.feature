@@ -36,7 +36,11 @@ Feature: Lifecycle hooks of a Cluster with a managed topology
   @seed_002 @must @RT_REQ_001
   Scenario: A hook request carries the Cluster, without its status
     When a Cluster "c1" with a managed topology at version "v1.31.0" is created
-    Then the last BeforeClusterCreate request to "ext" carried "cluster.metadata.name" "c1"
+    Then the last BeforeClusterCreate request to "ext" carried "apiVersion" "hooks.runtime.cluster.x-k8s.io/v1alpha1"
+    And the last BeforeClusterCreate request to "ext" carried "kind" "BeforeClusterCreateRequest"
+    And the last BeforeClusterCreate request to "ext" carried "cluster.apiVersion" "cluster.x-k8s.io/v1beta1"
+    And the last BeforeClusterCreate request to "ext" carried "cluster.kind" "Cluster"
+    And the last BeforeClusterCreate request to "ext" carried "cluster.metadata.name" "c1"
     And the last BeforeClusterCreate request to "ext" carried "cluster.metadata.namespace" "default"
     And the last BeforeClusterCreate request to "ext" carried "cluster.spec.topology.version" "v1.31.0"
     And the last BeforeClusterCreate request to "ext" carried "cluster.status.infrastructureReady" "false"
@@ -62,6 +66,33 @@ Feature: Lifecycle hooks of a Cluster with a managed topology
       """
       failed to call extension handlers for hook "AfterControlPlaneInitialized.hooks.runtime.cluster.x-k8s.io": failed to call extension handler "after-control-plane-initialized.ext": got failure response with message: not yet
       """
+
+  # Reference §2.3: the intent stays in runtime.cluster.x-k8s.io/pending-hooks until a call succeeds; a
+  # failing call is a reconcile error, retried with back-off on the virtual clock.
+  @seed_002 @must @RT_ACPI_003
+  Scenario Outline: An AfterControlPlaneInitialized call that failed (<case>) is made again until it succeeds, and only then unmarked
+    Given a Cluster "c1" with a managed topology at version "v1.31.0" whose control plane is provisioning
+    And <failure>
+    And the Cluster "c1" has reported the failure of AfterControlPlaneInitialized
+    When <recovery>
+    Then within 60 seconds the extension "ext" answers AfterControlPlaneInitialized with "Success"
+    And the Cluster "c1" has no pending hooks
+    And the Cluster "c1" reports TopologyReconciled "True"
+
+    Examples:
+      | case               | failure                                                                                           | recovery                                                                 |
+      | a Failure answer   | the extension "ext" answers AfterControlPlaneInitialized with "Failure" and the message "not yet" | the extension "ext" answers AfterControlPlaneInitialized with "Success"  |
+      | connection refused | the extension "ext" has stopped                                                                   | the extension "ext" is started again                                     |
+
+  # AfterControlPlaneInitialized answers with a CommonResponse (no retryAfterSeconds): an answer that asks
+  # to be called again is a success like any other.
+  @seed_002 @must @RT_ACPI_004
+  Scenario: AfterControlPlaneInitialized does not block: an answer asking to retry later still counts as done
+    Given the extension "ext" answers AfterControlPlaneInitialized with retryAfterSeconds 300
+    When a Cluster "c1" with a managed topology at version "v1.31.0" is created
+    Then within 120 seconds the extension "ext" receives AfterControlPlaneInitialized
+    And the Cluster "c1" has no pending hooks
+    And the Cluster "c1" reports TopologyReconciled "True"
 
   @seed_002 @must @RT_BCU_001
   Scenario: A blocking BeforeClusterUpgrade keeps the control plane at its version, and is told both versions
@@ -115,6 +146,17 @@ Feature: Lifecycle hooks of a Cluster with a managed topology
     And the last AfterClusterUpgrade request to "ext" carried "kubernetesVersion" "v1.32.0"
     And the Cluster "c1" has no pending hooks
 
+  # The classic model (seed 002, Cluster API <= v1.11; DESIGN.md): AfterClusterUpgrade answers with a
+  # CommonResponse; Cluster API v1.12+ makes it blocking.
+  @seed_002 @must @RT_ACU_002
+  Scenario: AfterClusterUpgrade does not block: an answer asking to retry later still counts as done
+    Given a running Cluster "c1" with a managed topology at version "v1.31.0"
+    And the extension "ext" answers AfterClusterUpgrade with retryAfterSeconds 300
+    When the Cluster "c1" is upgraded to "v1.32.0"
+    Then within 300 seconds the extension "ext" receives AfterClusterUpgrade
+    And the Cluster "c1" has no pending hooks
+    And the Cluster "c1" reports TopologyReconciled "True"
+
   @seed_002 @must @RT_BCD_001
   Scenario: A blocking BeforeClusterDelete keeps the Cluster and everything in it
     Given a running Cluster "c1" with a managed topology at version "v1.31.0"
@@ -144,6 +186,15 @@ Feature: Lifecycle hooks of a Cluster with a managed topology
     When the Cluster "c1" is deleted while its extensions answer
     Then the extension "ext" never received BeforeClusterDelete
     And within 600 seconds the Cluster "c1" is gone
+
+  # Seed 002 "Risks and Mitigations": users should be able to intervene by hand. Deleting the
+  # ExtensionConfig unregisters its handlers (reference §1.2); marking the Cluster ok-to-delete is RT_BCD_003.
+  @seed_002 @should @RT_UNBLOCK_001
+  Scenario: Unregistering an extension that blocks a Cluster's creation lets the creation go on
+    Given the extension "ext" answers BeforeClusterCreate with retryAfterSeconds 30 and the message "preparing add-ons"
+    And a Cluster "c1" with a managed topology at version "v1.31.0" has been created
+    When the extension "ext" is unregistered
+    Then within 30 seconds the Cluster "c1" has its infrastructure cluster and control plane
 
   @seed_002 @must @RT_CC_001
   Scenario: A Cluster without a managed topology gets no lifecycle hook

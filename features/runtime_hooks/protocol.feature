@@ -36,6 +36,25 @@ Feature: The Runtime SDK protocol between the controllers and Runtime Extensions
       | Bad.Name  | BeforeClusterCreate | 5              | Fail          |
     Then the ExtensionConfig "ext" is not discovered, with a message containing "handler name Bad.Name is not valid: [a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-'"
 
+  # Upstream's discovery has a fixed deadline of 10 s (defaultDiscoveryTimeout in internal/runtime/client,
+  # v1.11 and HEAD alike), asked for with ?timeout=10s. This scenario waits for it in wall time.
+  @seed_002 @must @RT_DISC_004
+  Scenario: An extension whose discovery hangs is not discovered, and is given up after the 10 second discovery deadline
+    Given a Runtime Extension "ext" that is not registered
+    And the extension "ext" hangs on discovery
+    When an ExtensionConfig "ext" for the extension "ext" is created
+    Then the ExtensionConfig "ext" is not discovered, with the message:
+      """
+      Error in discovery: failed to discover extension "ext": http call failed: Post "https://<extension>/hooks.runtime.cluster.x-k8s.io/v1alpha1/discovery?timeout=10s": context deadline exceeded
+      """
+    And the extension "ext" was asked for Discovery with the timeout "10s"
+
+  @seed_002 @must @RT_TIMEOUT_001
+  Scenario: A hook call asks for the handler's timeoutSeconds
+    Given a Runtime Extension "ext" registered with the failure policy Fail
+    When a Cluster "c1" with a managed topology at version "v1.31.0" is created
+    Then the extension "ext" was asked for BeforeClusterCreate with the timeout "1s"
+
   @seed_002 @must @RT_TLS_001
   Scenario: An extension whose certificate the caBundle does not sign is not discovered
     Given a Runtime Extension "ext" that is not registered
@@ -160,10 +179,19 @@ Feature: The Runtime SDK protocol between the controllers and Runtime Extensions
     And the extension "ext-b" never received BeforeClusterCreate
 
   @seed_002 @must @RT_NS_001
-  Scenario: An extension is called only for Clusters in the namespaces its selector matches
+  Scenario: An extension is not called for Clusters in a namespace its selector does not match
     Given a Runtime Extension "ext" registered for namespaces labelled "addons=enabled"
     And a Namespace "team-a" labelled "addons=enabled" for Clusters
     And a Namespace "team-b" labelled "addons=disabled" for Clusters
     When a Cluster "team-b/c2" with a managed topology at version "v1.31.0" is created
     Then the extension "ext" never received BeforeClusterCreate
     And the Cluster "team-b/c2" has its infrastructure cluster and control plane
+
+  @seed_002 @must @RT_NS_001
+  Scenario: An extension is called for Clusters in a namespace its selector matches
+    Given a Runtime Extension "ext" registered for namespaces labelled "addons=enabled"
+    And a Namespace "team-a" labelled "addons=enabled" for Clusters
+    When a Cluster "team-a/c1" with a managed topology at version "v1.31.0" is created
+    Then the extension "ext" received BeforeClusterCreate
+    And the last BeforeClusterCreate request to "ext" carried "cluster.metadata.namespace" "team-a"
+    And the Cluster "team-a/c1" has its infrastructure cluster and control plane

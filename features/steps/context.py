@@ -17,6 +17,7 @@ import parse
 from pytest_bdd import parsers
 
 from harness.client import ApiError, Client, find_in
+from harness.targets.chaos import transient
 from harness.world.scene import Scene
 
 # Parse types of the step sentences: a quoted value never contains a quote, a kind is one word.
@@ -91,6 +92,8 @@ class ScenarioContext:
     copies: dict[tuple[str, str | None, str], dict[str, Any]] = field(default_factory=dict)
     # Kinds beyond KINDS (namespaced custom resources a scenario serves).
     kinds: dict[str, str] = field(default_factory=dict)
+    # Under --chaos: the reference controllers' requests fail now and then (harness/targets/chaos.py).
+    chaos: bool = False
 
     @property
     def client(self) -> Client:
@@ -130,6 +133,11 @@ class ScenarioContext:
         result = action()
         self.scene.settle()
         return result
+
+    def transient(self, message: str | None) -> bool:
+        """Under ``--chaos``, whether ``message`` reports a request an injected fault failed (steps that
+        check nothing went wrong ignore those); never without chaos."""
+        return self.chaos and transient(message)
 
     def writes(self, **filters: Any) -> list[dict[str, Any]]:
         """Audit records since the action started."""

@@ -42,10 +42,10 @@ from features.steps.machines import (
 from harness.apiserver.http.faults import injector_of
 from harness.client import find_in
 from harness.clock import parse_rfc3339
+from harness.targets.conformance import area_of
 from harness.world.hic import LIFECYCLE_POINTS, HicConfig, Hook, load_config
 from harness.world.world import SYSTEM_USER
 
-HIC_TARGET = "hic"
 HIC_AREA = "hic"
 FEATURES_DIR = Path(__file__).resolve().parent.parent
 REFERENCE_CONFIG = FEATURES_DIR / HIC_AREA / "reference-hic-config.yaml"
@@ -126,7 +126,7 @@ def hic_scene(request: pytest.FixtureRequest) -> Iterator[Any]:
     """The scene of a scenario under ``--target hic``: a HicScene for the scenarios of features/hic/."""
     from harness.targets.hic import HicScene, check_hic_options
 
-    if _area_of(request.node.nodeid) != HIC_AREA:
+    if area_of(request.node.nodeid) != HIC_AREA:
         pytest.skip("target hic runs only the scenarios of features/hic/")
     command, config = request.config.getoption("--hic-command"), request.config.getoption("--hic-config")
     problem = check_hic_options(command, config)
@@ -135,23 +135,6 @@ def hic_scene(request: pytest.FixtureRequest) -> Iterator[Any]:
     server = request.getfixturevalue("world_server")
     with HicScene(command, config, server=server) as scene:
         yield scene
-
-
-def _area_of(nodeid: str) -> str:
-    module = nodeid.split("::", 1)[0].rsplit("/", 1)[-1]
-    return module.removeprefix("test_").removesuffix(".py").removesuffix("_scenarios")
-
-
-@pytest.hookimpl(trylast=True)
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Under ``--target hic`` only the scenarios of features/hic/ drive the HIC; the rest are deselected
-    (the conformance runner has already reported them as not applicable)."""
-    if config.getoption("--target") != HIC_TARGET:
-        return
-    away = [item for item in items if _area_of(item.nodeid) != HIC_AREA]
-    if away:
-        config.hook.pytest_deselected(items=away)
-        items[:] = [item for item in items if _area_of(item.nodeid) == HIC_AREA]
 
 
 @pytest.fixture

@@ -789,7 +789,7 @@ def then_normal_event(ctx: ScenarioContext, capi: CapiScene, reason: str, name: 
 @then(sentence('no Warning event is recorded for the Machine "{name:Q}"'))
 def then_no_warning(ctx: ScenarioContext, capi: CapiScene, name: str) -> None:
     warnings = [(e.get("reason"), e.get("message")) for e in _events_about(ctx, capi, name)
-                if e.get("type") == "Warning"]
+                if e.get("type") == "Warning" and not ctx.transient(e.get("message"))]
     assert not warnings, f"Warning events about the Machine {name}: {warnings}"
 
 
@@ -805,10 +805,13 @@ def then_machine_untouched(ctx: ScenarioContext, capi: CapiScene, name: str) -> 
 
 
 def _stages(ctx: ScenarioContext, capi: CapiScene, name: str) -> list[str]:
-    """The Deleting reasons the Machine's writes showed, repeats collapsed."""
+    """The Deleting reasons the Machine's writes showed, repeats collapsed (under chaos, not the ones
+    that only report a request an injected fault failed)."""
     out: list[str] = []
     for record in machine_records(ctx, capi, name):
         reason = deleting_reason(record["new"])
+        if reason and ctx.transient((condition(record["new"], DELETING, v1beta2=True) or {}).get("message")):
+            continue
         if reason and (not out or out[-1] != reason):
             out.append(reason)
     return out
@@ -823,6 +826,10 @@ def then_stages_in_order(ctx: ScenarioContext, capi: CapiScene, name: str, datat
         if position < len(expected) and reason == expected[position]:
             position += 1
     assert position == len(expected), f"the Machine {name} went through {seen}, expected {expected} in this order"
+    if ctx.chaos:
+        # A read that an injected fault fails makes upstream's controller report the stage of what it could not
+        # read ("Waiting for FakeMachine to be deleted" after the FakeMachine was gone): in order is all that holds.
+        return
     later = {r: i for i, r in enumerate(expected)}
     ranks = [later[r] for r in seen if r in later]
     assert ranks == sorted(ranks), f"the Machine {name} went back to an earlier stage: {seen}"

@@ -21,6 +21,7 @@ from typing import Any
 import parse
 from pytest_bdd import given, parsers, then, when
 
+from controllers.registry import CONTROLLERS
 from controllers.rollout.api import (
     CONTROLLER_HASH_LABEL,
     CONTROLLER_REVISION_HASH_LABEL,
@@ -33,16 +34,14 @@ from controllers.rollout.api import (
     REVISION_ANNOTATION,
 )
 from controllers.rollout.controller_revisions import revision_template
-from controllers.rollout.daemonset import DaemonSetController
-from controllers.rollout.deployment import DeploymentController
 from controllers.rollout.intstr import daemon_set_fenceposts, deployment_fenceposts, stateful_set_max_unavailable
 from controllers.rollout.points import resolve
-from controllers.rollout.statefulset import StatefulSetController
 from features.steps.context import TYPES, ScenarioContext, sentence
 from features.steps.objects import PAUSE_IMAGE
-from harness.client import JSON_PATCH, MERGE, Manager, Request
-from harness.clock import Scheduler
-from harness.clock.clock import VirtualClock
+from harness.apiserver.http.faults import INTERNAL_ERROR, injector_of
+from harness.client import JSON_PATCH, MERGE
+from harness.targets.process import CONTROLLER_USER
+from harness.world.world import SYSTEM_USER
 
 READY_DELAY = "harness.test/ready-delay"
 JOB_RESULT = "harness.test/job-result"
@@ -169,6 +168,14 @@ def given_deadline(ctx: ScenarioContext, ref: str, seconds: int) -> None:
                                        namespace=target.namespace, patch_type=MERGE))
 
 
+@given(sentence('the Deployment "{ref:Q}" keeps a revision history of {limit:Int}'))
+def given_history_limit(ctx: ScenarioContext, ref: str, limit: int) -> None:
+    target = ctx.ref("Deployment", ref)
+    ctx.setup(lambda: ctx.client.patch("apps/v1", "Deployment", target.name,
+                                       {"spec": {"revisionHistoryLimit": limit}},
+                                       namespace=target.namespace, patch_type=MERGE))
+
+
 @given(sentence('the Deployment "{ref:Q}" has been updated to the image "{image:Q}" and has rolled out'))
 def given_updated(ctx: ScenarioContext, ref: str, image: str) -> None:
     ctx.setup(lambda: _set_image(ctx, ref, image))
@@ -257,19 +264,68 @@ def when_job_deleted(ctx: ScenarioContext, ref: str) -> None:
                                       propagation_policy="Background"))
 
 
-@when(sentence('a fresh instance of the Deployment controller reconciles the Deployment "{ref:Q}"'))
-def when_fresh_controller(ctx: ScenarioContext, ref: str) -> None:
-    """A controller that starts now (a restart, or another replica taking over) with nothing in memory:
-    it reads only the API, through the scenario's own transport, and reconciles a few times."""
+# The reference controllers of the three rollout kinds (controllers/registry.py names them).
+ROLLOUT_CONTROLLERS = [name for name, path in CONTROLLERS.items() if path.startswith("controllers.rollout.")]
+FAULTS_PATH = "/harness/v1/faults"
+WRITE_VERBS = ["create", "update", "patch", "delete", "deletecollection"]
+
+
+def _rollout_writes_fail(ctx: ScenarioContext) -> None:
+    """Every write of the rollout controllers answers 500 from now on: in-world they are their own
+    users, as a process they share one (the process's reads still work, so it is up but cannot act)."""
+    rule = {"fault": INTERNAL_ERROR, "verbs": WRITE_VERBS, "rate": 1.0,
+            "users": [SYSTEM_USER.format(name) for name in ROLLOUT_CONTROLLERS] + [CONTROLLER_USER]}
+    if hasattr(ctx.scene, "http"):
+        ctx.scene.http().post(FAULTS_PATH, json=rule).raise_for_status()
+    else:
+        injector_of(ctx.scene.world.clusters).add(rule)  # type: ignore[attr-defined]
+
+
+def _faults_cleared(ctx: ScenarioContext) -> None:
+    if hasattr(ctx.scene, "http"):
+        ctx.scene.http().delete(FAULTS_PATH).raise_for_status()
+    else:
+        injector_of(ctx.scene.world.clusters).clear()  # type: ignore[attr-defined]
+
+
+@when(sentence("the rollout controllers restart"))
+def when_controllers_restart(ctx: ScenarioContext) -> None:
+    """The reference Deployment, StatefulSet and DaemonSet controllers stop as a crash would and new
+    instances with nothing in memory take over from a fresh list+watch (``Scene.restart_controllers``;
+    as a process, the controller process is killed and a new one started)."""
+    ctx.act(lambda: ctx.scene.restart_controllers(ROLLOUT_CONTROLLERS))
+
+
+@given(sentence("the writes of the rollout controllers fail"))
+def given_writes_fail(ctx: ScenarioContext) -> None:
+    _rollout_writes_fail(ctx)
+
+
+@when(sentence("the writes of the rollout controllers succeed again and the rollout controllers restart"))
+def when_writes_succeed_and_restart(ctx: ScenarioContext) -> None:
+    """Both at one virtual instant, before anything settles: the instance that could not write never gets
+    another turn, and the new one finds what the old one could not record."""
+    def restart() -> None:
+        _faults_cleared(ctx)
+        ctx.scene.restart_controllers(ROLLOUT_CONTROLLERS)
+
+    ctx.act(restart)
+
+
+@given(sentence('the hook Job "{job:Q}" has completed and the Deployment "{ref:Q}" has not moved on'))
+def given_job_completed_not_moved_on(ctx: ScenarioContext, job: str, ref: str) -> None:
+    """Waits until the hook Job has completed, then checks that the new ReplicaSet still records the hook as
+    running and has not been scaled (what a controller that could not write leaves behind)."""
     target = ctx.ref("Deployment", ref)
-    fresh = DeploymentController(ctx.scene.client(user="system:serviceaccount:kube-system:deployment-controller"))
-    fresh.manager = Manager(Scheduler(VirtualClock(ctx.scene.now())))
-
-    def reconcile() -> None:
-        for _ in range(3):
-            fresh.reconcile(Request(str(target.namespace), target.name))
-
-    ctx.act(reconcile)
+    hook = (ctx.get(ctx.ref("Job", job))["metadata"].get("labels") or {}).get(HOOK_NAME_LABEL)
+    newest = _newest({rs["metadata"]["name"]: rs for rs in _replica_sets(ctx, target.name, str(target.namespace))})
+    assert newest is not None and _running_hooks(_hook_state(newest)) == [hook], (
+        f"the hook {hook} is not recorded as running: {newest}")
+    assert ctx.wait_until(lambda: not _job_running(ctx, job), ROLLOUT_SECONDS), f"the hook Job {job} did not finish"
+    after = _newest({rs["metadata"]["name"]: rs for rs in _replica_sets(ctx, target.name, str(target.namespace))})
+    assert after is not None and _running_hooks(_hook_state(after)) == [hook], (
+        f"the Deployment moved on: the hook state is {_hook_state(after)}")
+    assert _count(after, "replicas") == _count(newest, "replicas"), "the new ReplicaSet was scaled"
 
 
 # -- reading the audit trail -------------------------------------------------------------------------
@@ -786,6 +842,18 @@ def given_set_updated_hook_running(ctx: ScenarioContext, kind: str, ref: str, im
     assert ctx.wait_until(lambda: _job_running(ctx, job), ROLLOUT_SECONDS), f"the hook Job {job} is not running"
 
 
+@when(set_sentence('a {kind:Set} "{ref:Q}" with these lifecycle hooks is created:'))
+def when_set_created_with_hooks(ctx: ScenarioContext, kind: str, ref: str, datatable: list[list[str]]) -> None:
+    """A StatefulSet of 3 replicas (OrderedReady) or a DaemonSet whose hooks are the table's rows as written
+    (for refusals; see the Deployment's sentence)."""
+    if kind == "StatefulSet":
+        manifest = stateful_set_manifest(ctx, ref, 3, "OrderedReady", "1")
+    else:
+        manifest = daemon_set_manifest(ctx, ref, "0", "1")
+    manifest["spec"]["lifecycleHooks"] = [_raw_hook(row) for row in _rows(datatable)]
+    ctx.act(lambda: ctx.client.create(manifest))
+
+
 @when(set_sentence('the {kind:Set} "{ref:Q}" is updated to the image "{image:Q}"'))
 def when_set_updated(ctx: ScenarioContext, kind: str, ref: str, image: str) -> None:
     ctx.act(lambda: _set_workload_image(ctx, kind, ref, image))
@@ -807,22 +875,6 @@ def when_set_rolled_back(ctx: ScenarioContext, ref: str, revision: int) -> None:
     patch = [{"op": "replace", "path": "/spec/template", "value": revision_template(found[0])}]
     ctx.act(lambda: ctx.client.patch("apps/v1", "StatefulSet", target.name, patch, namespace=target.namespace,
                                      patch_type=JSON_PATCH))
-
-
-@when(set_sentence('a fresh instance of its controller reconciles the {kind:Set} "{ref:Q}"'))
-def when_set_fresh_controller(ctx: ScenarioContext, kind: str, ref: str) -> None:
-    """A controller that starts now with nothing in memory (a restart, or another replica taking over),
-    through the scenario's own transport; it reconciles a few times."""
-    target = ctx.ref(kind, ref)
-    factory = StatefulSetController if kind == "StatefulSet" else DaemonSetController
-    fresh = factory(ctx.scene.client(user=f"system:serviceaccount:kube-system:{factory.name}-controller"))
-    fresh.manager = Manager(Scheduler(VirtualClock(ctx.scene.now())))
-
-    def reconcile() -> None:
-        for _ in range(3):
-            fresh.reconcile(Request(str(target.namespace), target.name))
-
-    ctx.act(reconcile)
 
 
 @then(set_sentence('within {seconds:Int} seconds the {kind:Set} "{ref:Q}" has rolled out'))

@@ -14,7 +14,8 @@ The requests and answers are JSON lines:
   server only at its first ``settle`` (so a process can be started ahead of the world it will serve);
 * ``{"op": "settle", "now": unix}`` moves the process's clock to ``now`` (the server's time), then
   catches up and settles until a round takes no step; answer ``{"steps": N, "nextDue": unix|null,
-  "errors": [new reconcile errors]}`` (``nextDue``: the earliest requeue-after timer);
+  "retryDue": unix|null, "errors": [new reconcile errors]}`` (``nextDue``: the earliest requeue-after
+  timer; ``retryDue``: the earliest retry of something that failed);
 * ``{"op": "stop"}`` (or the end of the input) ends the loop; answer ``{"stopped": true}``.
 
 A request the loop cannot read is answered ``{"error": message}``.
@@ -177,6 +178,6 @@ def run_controlled(names: list[str], connect: Connect, requests: IO[str], answer
         except (OSError, RuntimeError, ValueError, TypeError, KeyError) as err:
             answer({"error": f"{type(err).__name__}: {err}"})
             continue
-        answer({"steps": steps, "nextDue": manager.scheduler.next_due(),
+        answer({"steps": steps, "nextDue": manager.scheduler.next_due(), "retryDue": manager.retry_due(),
                 "errors": _new_errors(manager, errors_seen)})
         errors_seen = _error_count(manager)

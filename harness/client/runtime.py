@@ -6,6 +6,12 @@ exception requeues it with per-key exponential backoff (5 ms doubling to 1000 s,
 controller-runtime's default rate limiter). The :class:`Manager` runs every controller of a
 process: :meth:`Manager.settle` processes queues and due timers until nothing is left at the
 current instant, which is how a virtual world "waits".
+
+A watch the server ends (a dropped connection, a ``410 Expired`` in the stream) is re-established
+as an informer does: list again, turn what changed since the last event seen into events (objects
+gone since are ``DELETED``), and watch from the list's ``resourceVersion``. A list that fails is
+tried again after :data:`RELIST_BACKOFF_BASE` virtual seconds, doubling up to
+:data:`RELIST_BACKOFF_MAX`.
 """
 
 from __future__ import annotations
@@ -14,7 +20,7 @@ import logging
 import traceback
 from collections import deque
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from harness.client.interface import MERGE, Client, WatchStream
@@ -27,6 +33,17 @@ BACKOFF_MAX = 1000.0
 MAX_STEPS_PER_INSTANT = 5_000_000
 # One key reconciled this often at one virtual instant is a hot loop, not progress.
 MAX_RECONCILES_PER_KEY_PER_INSTANT = 1_000
+# client-go's reflector backs off from a failing list+watch from 800 ms up to 30 s.
+RELIST_BACKOFF_BASE = 0.8
+RELIST_BACKOFF_MAX = 30.0
+# A key whose reconcile failed on a request the apiserver could not serve (409, 429, 5xx, no connection)
+# is still recovering while the controller asks for it again within this many seconds (a controller may
+# hold a retry back a little, as Cluster API's deletion cache does: 1 s).
+RECOVERY_WINDOW = 2.0
+TRANSIENT_CODES = (409, 429, 500, 502, 503, 504)
+# What those failures say when a controller passes on only their text (kube-apiserver's own wording).
+TRANSIENT_TEXTS = ("Too many requests, please try again later", "Internal error occurred:",
+                   "the object has been modified; please apply your changes")
 
 
 @dataclass(frozen=True, order=True)
@@ -71,6 +88,7 @@ class Controller:
         self._queued: set[Request] = set()
         self._timers: dict[Request, Timer] = {}
         self._failures: dict[Request, int] = {}
+        self._recovering: set[Request] = set()
         self._watch_keys: set[tuple[Any, ...]] = set()
         self.enabled = True
         self.errors: list[str] = []
@@ -101,9 +119,15 @@ class Controller:
             return
         self._watch_keys.add(key)
         assert self.manager is not None, "add the controller to a manager first"
-        stream = client.watch(api_version, kind, namespace, label_selector=label_selector,
-                              field_selector=field_selector)
-        self.manager.add_source(self, stream, mapper or _own_key, key)
+        def open_watch(resource_version: str | None = None) -> WatchStream:
+            return client.watch(api_version, kind, namespace, resource_version=resource_version,
+                                label_selector=label_selector, field_selector=field_selector)
+
+        def relist() -> dict[str, Any]:
+            return client.list(api_version, kind, namespace, label_selector=label_selector,
+                               field_selector=field_selector)
+
+        self.manager.add_source(self, open_watch(), mapper or _own_key, key, reopen=open_watch, relist=relist)
 
     def forget_watches(self, cluster: str) -> None:
         """Stop following a cluster that went away."""
@@ -139,6 +163,7 @@ class Controller:
         for timer in self._timers.values():
             timer.cancel()
         self._timers.clear()
+        self._recovering.clear()
         self._queue.clear()
         self._queued.clear()
 
@@ -164,8 +189,14 @@ class Controller:
             message = f"{self.name}: reconcile {request.namespace}/{request.name} failed: {err}"
             self.errors.append(message)
             log.debug("%s\n%s", message, traceback.format_exc())
+            if _transient(err):
+                self._recovering.add(request)
+            else:
+                self._recovering.discard(request)
             self.enqueue_after(request, delay)
             return
+        if not 0 < result.requeue_after <= RECOVERY_WINDOW:
+            self._recovering.discard(request)
         if result.requeue_after > 0:
             self._failures.pop(request, None)
             self.enqueue_after(request, result.requeue_after)
@@ -182,6 +213,19 @@ class Controller:
     def now(self) -> float:
         assert self.manager is not None
         return self.manager.scheduler.clock.now()
+
+
+def _transient(err: BaseException) -> bool:
+    """Whether ``err`` (or what caused it) is a request the apiserver could not serve just then."""
+    seen: set[int] = set()
+    cause: BaseException | None = err
+    while cause is not None and id(cause) not in seen:
+        seen.add(id(cause))
+        if isinstance(cause, ConnectionError) or getattr(cause, "code", None) in TRANSIENT_CODES:
+            return True
+        cause = cause.__cause__ or cause.__context__
+    text = str(err)
+    return any(marker in text for marker in TRANSIENT_TEXTS)
 
 
 def add_finalizer(client: Client, obj: dict[str, Any], finalizer: str) -> bool:
@@ -219,6 +263,13 @@ class _Source:
     stream: WatchStream
     mapper: Mapper
     key: tuple[Any, ...]
+    # How to re-establish the watch when the server ends it (None: it is never re-established).
+    reopen: Callable[[str | None], WatchStream] | None = None
+    relist: Callable[[], dict[str, Any]] | None = None
+    # The newest object seen per (namespace, name), to tell which ones a relist no longer has.
+    known: dict[tuple[str, str], dict[str, Any]] = field(default_factory=dict)
+    relist_failures: int = 0
+    relist_at: float = 0.0
 
 
 class Manager:
@@ -252,8 +303,19 @@ class Manager:
                 return controller
         raise KeyError(name)
 
-    def add_source(self, controller: Controller, stream: WatchStream, mapper: Mapper, key: tuple[Any, ...]) -> None:
-        self._sources.append(_Source(controller, stream, mapper, key))
+    def add_source(
+        self,
+        controller: Controller,
+        stream: WatchStream,
+        mapper: Mapper,
+        key: tuple[Any, ...],
+        *,
+        reopen: Callable[[str | None], WatchStream] | None = None,
+        relist: Callable[[], dict[str, Any]] | None = None,
+    ) -> None:
+        """Route ``stream``'s events through ``mapper`` to ``controller``; with ``reopen`` and ``relist``
+        the watch is re-established (list, then watch from there) when the server ends it."""
+        self._sources.append(_Source(controller, stream, mapper, key, reopen, relist))
 
     def sources(self) -> list[WatchStream]:
         """Every watch stream the controllers read."""
@@ -268,21 +330,79 @@ class Manager:
                 keep.append(source)
         self._sources = keep
 
+    def retry_due(self) -> float | None:
+        """When the earliest retry of a request the apiserver failed falls due: a reconcile that raised
+        on one (409, 429, 5xx, no connection), also while the controller holds it back a moment after;
+        a watch whose list failed. None when nothing is failing that way. (A reconcile that failed for
+        another reason, an extension answering Failure, say, is retried too, but is not counted.)"""
+        dues = [timer.due for controller in self.controllers for request, timer in controller._timers.items()
+                if request in controller._recovering]
+        dues += [source.relist_at for source in self._sources if source.relist_failures]
+        return min(dues, default=None)
+
     def _pump(self) -> bool:
-        """Move queued watch events into controller queues; True if any arrived."""
+        """Move queued watch events into controller queues, re-establishing watches the server
+        ended; True if any arrived."""
         moved = False
         for source in list(self._sources):
             drain = getattr(source.stream, "drain_shared", None) or source.stream.drain
             events = drain()
-            if not events:
-                continue
-            moved = True
+            if events:
+                moved = True
             for event_type, obj in events:
                 if event_type in ("BOOKMARK", "ERROR"):
-                    continue
-                for request in source.mapper(event_type, obj):
-                    source.controller.enqueue(request)
+                    continue  # an ERROR (410 Expired) ends the stream: the relist below catches up
+                self._deliver(source, event_type, obj)
+            if source.reopen is not None and source.stream.closed and self._rewatch(source):
+                moved = True
         return moved
+
+    @staticmethod
+    def _deliver(source: _Source, event_type: str, obj: dict[str, Any]) -> None:
+        meta = obj.get("metadata") or {}
+        key = (meta.get("namespace") or "", meta.get("name", ""))
+        if event_type == "DELETED":
+            source.known.pop(key, None)
+        else:
+            source.known[key] = obj
+        for request in source.mapper(event_type, obj):
+            source.controller.enqueue(request)
+
+    def _rewatch(self, source: _Source) -> bool:
+        """List and watch again after the server ended ``source``'s watch; True when it did (the
+        differences since the last event seen are delivered as events)."""
+        assert source.reopen is not None and source.relist is not None
+        now = self.scheduler.clock.now()
+        if now < source.relist_at:
+            return False
+        try:
+            listing = source.relist()
+            stream = source.reopen(str((listing.get("metadata") or {}).get("resourceVersion") or "") or None)
+        except Exception as err:  # noqa: BLE001 - an apiserver that fails the list is tried again later
+            delay = min(RELIST_BACKOFF_BASE * (2**source.relist_failures), RELIST_BACKOFF_MAX)
+            source.relist_failures += 1
+            source.relist_at = now + delay
+            self.scheduler.call_at(source.relist_at, lambda: None)  # wakes the manager to try again
+            log.debug("%s: re-establishing the watch %s failed: %s", source.controller.name, source.key, err)
+            return False
+        source.stream = stream
+        source.relist_failures = 0
+        source.relist_at = 0.0
+        kind = source.key[2]
+        api_version = source.key[1]
+        gone = dict(source.known)
+        for item in listing.get("items") or []:
+            item = {"apiVersion": api_version, "kind": kind, **item}
+            meta = item.get("metadata") or {}
+            key = (meta.get("namespace") or "", meta.get("name", ""))
+            previous = gone.pop(key, None)
+            if previous is not None and (previous.get("metadata") or {}).get("resourceVersion") == meta.get(
+                    "resourceVersion"):
+                continue  # unchanged while the watch was down
+            self._deliver(source, "MODIFIED" if previous is not None else "ADDED", item)
+        for obj in gone.values():
+            self._deliver(source, "DELETED", obj)
+        return True
 
     def step(self) -> bool:
         """Do one unit of work due now (an event batch, a reconcile or a timer); False when idle."""

@@ -44,14 +44,21 @@ TARGET_PROFILES: dict[str, tuple[str, ...] | None] = {
     "reference": None,
     "reference-process": None,
     "hic": ("hic",),
+    "machine-controller": ("machine_controller",),
+    "extension": ("runtime_extension",),
 }
 # Targets that run only some feature areas of their profiles: the others' scenarios do not involve the
 # implementation under test (machine_deletion's @hic scenarios play the hook owner in their steps).
-TARGET_AREAS: dict[str, tuple[str, ...]] = {"hic": ("hic",)}
+TARGET_AREAS: dict[str, tuple[str, ...]] = {"hic": ("hic",), "machine-controller": ("machine_deletion",),
+                                           "extension": ("runtime_extension",)}
 NOT_DRIVEN = "target {} runs only the scenarios that drive the implementation under test ({})"
 SEED_PREFIX = "seed_"
 FAULTS_PATH = "/harness/v1/faults"
 NOT_CLAIMED = "profile {} is not claimed by target {}"
+# A scenario a target stops as not applicable at run time skips with a reason starting so
+# (harness/targets/machine_controller.py: more virtual time than a wall-clock controller can be given).
+NOT_APPLICABLE_SKIP = "not applicable: "
+_NOT_APPLICABLE = report.NOT_APPLICABLE  # (the plugin's hooks name their argument ``report``)
 
 
 def reference_controller_users() -> list[str]:
@@ -89,7 +96,7 @@ def _suite_version(features: Path) -> str:
         return "unknown"
 
 
-def _area(nodeid: str) -> str:
+def area_of(nodeid: str) -> str:
     """The feature area of a scenario: ``features/test_<area>_scenarios.py::...`` → ``<area>``."""
     module = nodeid.split("::", 1)[0].rsplit("/", 1)[-1]
     return module.removeprefix("test_").removesuffix(".py").removesuffix("_scenarios")
@@ -126,7 +133,7 @@ class _Outcomes:
             "name": template.name if template else item.name,
             "feature": template.feature.name if template else "",
             "file": template.feature.rel_filename if template else "",
-            "area": _area(item.nodeid),
+            "area": area_of(item.nodeid),
             "status": report.PASSED,
             "reason": "",
             "behaviors": sorted(m for m in markers if m in self.behaviors),
@@ -147,7 +154,8 @@ class _Outcomes:
         areas = TARGET_AREAS.get(self.target)
         for item in items:
             profiles = {m.name for m in item.iter_markers()} & self.profiles
-            claimed = (not profiles or profiles & set(self.claimed)) and (areas is None or _area(item.nodeid) in areas)
+            in_area = areas is None or area_of(item.nodeid) in areas
+            claimed = (not profiles or profiles & set(self.claimed)) and in_area
             (keep if claimed else away).append(item)
         if away:
             config.hook.pytest_deselected(items=away)
@@ -174,14 +182,20 @@ class _Outcomes:
             return
         context = test_report_context_registry.get(report)
         if context is not None and report.when == "call":
-            entry["steps"] = _steps(context.scenario.get("steps") or [])
+            reported = _steps(context.scenario.get("steps") or [])
+            if report.skipped and reported:
+                reported[-1]["status"] = "skipped"  # the step that stopped it
+            entry["steps"] = reported + entry["steps"][len(reported):]  # the rest, "not run"
+            entry["name"] = context.scenario.get("name") or entry["name"]  # an outline's, with its example's values
         if report.failed:
             if entry["status"] != "failed":
                 entry["reason"] = _reason(report)
             entry["status"] = "failed"
         elif report.skipped and entry["status"] != "failed":
-            entry["status"] = "skipped"
-            entry["reason"] = _reason(report)
+            reason = _reason(report)
+            applies = not reason.removeprefix("Skipped: ").startswith(NOT_APPLICABLE_SKIP)
+            entry["status"] = "skipped" if applies else _NOT_APPLICABLE
+            entry["reason"] = reason if applies else reason.removeprefix("Skipped: ").removeprefix(NOT_APPLICABLE_SKIP)
 
 
 def _steps(reported: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -200,7 +214,7 @@ def _print_table(results: dict[str, dict[str, Any]]) -> None:
     for nodeid, result in results.items():
         if result["status"] == report.NOT_APPLICABLE:
             continue
-        row = table.setdefault(_area(nodeid), Counter())
+        row = table.setdefault(area_of(nodeid), Counter())
         level = result["level"] or "-"
         row[f"{level}:total"] += 1
         if result["status"] == report.PASSED:

@@ -43,7 +43,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from harness.targets.process import controller_kubeconfig
+from harness.targets.process import command_problem, controller_kubeconfig
 from harness.world.hic import CONFIG_ENV, HicConfig, load_config
 from harness.world.http_scene import HttpScene, WorldServer
 from harness.world.world import World
@@ -276,14 +276,9 @@ def check_hic_options(command: str | None, config: str | None) -> str | None:
 
     if not command or not config:
         return "--target hic needs --hic-command CMD and --hic-config FILE"
-    try:
-        argv = shlex.split(command)
-    except ValueError as err:
-        return f"--hic-command {command!r} does not parse: {err}"
-    if not argv:
-        return "--hic-command is empty"
-    if shutil.which(argv[0]) is None:
-        return f"--hic-command: the program {argv[0]!r} is not found or not executable"
+    problem = command_problem("--hic-command", command)
+    if problem is not None:
+        return problem
     try:
         load_config(config)
     except HicConfigError as err:

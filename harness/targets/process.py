@@ -27,6 +27,7 @@ from __future__ import annotations
 import json
 import os
 import queue
+import shlex
 import shutil
 import subprocess
 import sys
@@ -37,6 +38,7 @@ from typing import IO, Any
 
 import yaml
 
+from controllers.registry import CONTROLLERS
 from harness.world.http_scene import HttpScene, WorldServer
 from harness.world.world import World
 
@@ -47,6 +49,20 @@ START_SECONDS = 30.0
 ANSWER_SECONDS = 60.0
 STOP_SECONDS = 10.0
 STDERR_TAIL = 4000
+
+
+def command_problem(option: str, command: str) -> str | None:
+    """What is wrong with the command line ``command`` given as ``option`` (None: nothing): it must
+    parse as a shell would split it, and its program must be found and executable."""
+    try:
+        argv = shlex.split(command)
+    except ValueError as err:
+        return f"{option} {command!r} does not parse: {err}"
+    if not argv:
+        return f"{option} is empty"
+    if shutil.which(argv[0]) is None:
+        return f"{option}: the program {argv[0]!r} is not found or not executable"
+    return None
 
 
 def controller_kubeconfig(server: str, user: str = CONTROLLER_USER) -> str:
@@ -72,20 +88,30 @@ class ControllerProcess:
     serve: :class:`ControllerProcesses`); the first request waits for it to be ready. :meth:`stop`
     ends it."""
 
-    def __init__(self, server: str, *, only: list[str] | None = None, user: str = CONTROLLER_USER) -> None:
+    def __init__(self, server: str, *, only: list[str] | None = None, user: str = CONTROLLER_USER,
+                 command: list[str] | None = None, kubeconfig: str | None = None) -> None:
+        # ``command``/``kubeconfig``: a third-party controller speaking the same protocol
+        # (harness/targets/machine_controller.py) runs instead, in a session of its own (stop ends
+        # its whole group), finding the kubeconfig text given through KUBECONFIG.
         self._dir = Path(tempfile.mkdtemp(prefix="lifecycle-tck-controllers-"))
-        kubeconfig = self._dir / "kubeconfig"
-        kubeconfig.write_text(controller_kubeconfig(server, user))
-        command = [sys.executable, "-m", "controllers", "--kubeconfig", str(kubeconfig), "--control", "stdio"]
-        if only:
-            command += ["--only", ",".join(only)]
+        self.kubeconfig_path = self._dir / "kubeconfig"
+        self.kubeconfig_path.write_text(kubeconfig or controller_kubeconfig(server, user))
+        argv = [sys.executable, "-m", "controllers", "--kubeconfig", str(self.kubeconfig_path), "--control", "stdio"]
+        if only and command is None:
+            argv += ["--only", ",".join(only)]
         env = dict(os.environ)
         env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), env.get("PYTHONPATH", "")) if p)
+        env["KUBECONFIG"] = str(self.kubeconfig_path)
         self._stderr = (self._dir / "stderr").open("w+")
-        self._process = subprocess.Popen(
-            command, cwd=ROOT, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._stderr,
-            text=True, bufsize=1,
-        )
+        try:
+            self._process = subprocess.Popen(
+                command or argv, cwd=ROOT, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                stderr=self._stderr, text=True, bufsize=1, start_new_session=command is not None,
+            )
+        except OSError as err:
+            self._stderr.close()
+            shutil.rmtree(self._dir, ignore_errors=True)
+            raise ControllerProcessError(f"{' '.join(command or argv)} could not be started: {err}") from None
         self._answers: queue.Queue[str | None] = queue.Queue()
         assert self._process.stdout is not None
         self._reader = threading.Thread(target=self._read, args=(self._process.stdout,), daemon=True,
@@ -93,6 +119,8 @@ class ControllerProcess:
         self._reader.start()
         self.controllers: list[str] | None = None
         self.errors: list[str] = []
+        # When the process next retries something that failed (from its last settle answer).
+        self.retry_due: float | None = None
 
     def _read(self, stream: IO[str]) -> None:
         for line in stream:
@@ -143,16 +171,19 @@ class ControllerProcess:
         timer is due (None: none)."""
         answer = self.request({"op": "settle", "now": now})
         self.errors.extend(answer.get("errors") or [])
+        retry = answer.get("retryDue")
+        self.retry_due = None if retry is None else float(retry)
         due = answer.get("nextDue")
         return None if due is None else float(due)
 
-    def stop(self, timeout: float = STOP_SECONDS) -> None:
+    def stop(self, timeout: float = STOP_SECONDS, *, crash: bool = False) -> None:
         """End the process and remove its files. A process that has started is asked to stop and,
         once it has said so, killed: its watch connections end at once (a Python process
-        tearing down its threads would take longer, and has nothing left to save)."""
+        tearing down its threads would take longer, and has nothing left to save). With ``crash``
+        it is killed without being asked, as a crashed controller manager would end."""
         try:
             if self._process.poll() is None:
-                if self.controllers is not None:
+                if self.controllers is not None and not crash:
                     try:
                         self.request({"op": "stop"}, timeout)
                     except ControllerProcessError:
@@ -198,18 +229,43 @@ class ProcessScene(HttpScene):
     def __init__(self, world: World | None = None, *, server: WorldServer | None = None,
                  only: list[str] | None = None, processes: ControllerProcesses | None = None) -> None:
         world = world if world is not None else World(controllers=[])
-        if world.controller_names:
-            raise ValueError(f"the world runs reference controllers itself: {', '.join(world.controller_names)}")
+        both = [name for name in world.controller_names if only is None or name in only]
+        if both:
+            raise ValueError(f"the world runs reference controllers itself: {', '.join(both)}")
         super().__init__(world, server=server)
+        if processes is not None and processes.server == self.server.base_url:
+            self._processes: ControllerProcesses | None = processes
+            self._only = processes.only
+        else:
+            self._processes, self._only = None, only
         try:
-            if processes is not None and processes.server == self.server.base_url:
-                self.process = processes.take()
-            else:
-                self.process = ControllerProcess(self.server.base_url, only=only)
+            self.process = self._new_process()
         except BaseException:
             super().close()
             raise
         self._process_due: float | None = None
+        self._past_errors: list[str] = []
+
+    def _new_process(self) -> ControllerProcess:
+        if self._processes is not None:
+            return self._processes.take()
+        return ControllerProcess(self.server.base_url, only=self._only)
+
+    def restart_controllers(self, names: list[str] | None = None) -> None:
+        """Restart reference controllers (default: all). Those of the process run in one process, as one
+        controller manager binary runs many (kube-controller-manager): restarting any of them kills that
+        process, as a crash would (nothing is asked of it, nothing is saved), and a new process takes over;
+        at the next settle it starts from a fresh list+watch at the current virtual instant. Those the
+        world runs itself restart through the admin API, which answers 404 for a name nobody runs."""
+        in_process = self._only or list(CONTROLLERS)
+        in_world = None if names is None else [name for name in names if name not in in_process]
+        if in_world is None or in_world:
+            super().restart_controllers(in_world)
+        if names is None or any(name in in_process for name in names):
+            self._past_errors.extend(self.process.errors)
+            self.process.stop(crash=True)
+            self.process = self._new_process()
+            self._process_due = None
 
     def advance(self, seconds: float) -> None:
         self._run_until(self.now() + max(0.0, seconds))
@@ -226,10 +282,15 @@ class ProcessScene(HttpScene):
             if reached >= target:
                 return
 
+    def retry_due(self) -> float | None:
+        """When the controller process, or the served world, next retries something that failed."""
+        dues = [due for due in (self.process.retry_due, super().retry_due()) if due is not None]
+        return min(dues, default=None)
+
     @property
     def controller_errors(self) -> list[str]:
         """Reconcile failures the process's controllers have seen (retried, never fatal)."""
-        return list(self.process.errors)
+        return self._past_errors + list(self.process.errors)
 
     def close(self) -> None:
         """Stop the controller process, then close as an :class:`HttpScene` does (which checks that

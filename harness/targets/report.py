@@ -16,12 +16,16 @@ features/conftest.py under :data:`TIMELINE` when a report is being written.
 from __future__ import annotations
 
 import html
+import json
+import re
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
+
+from harness.clock import parse_rfc3339
 
 RESULTS_FILE = "conformance-results.yaml"
 HTML_FILE = "report.html"
@@ -42,14 +46,53 @@ _IGNORED_PATHS = (
 
 
 def _short(value: Any) -> str:
-    text = value if isinstance(value, str) else yaml.safe_dump(value, default_flow_style=True, width=10_000).strip()
+    """A value on one line: a string as it is, anything else as compact JSON (never a Python repr)."""
+    if isinstance(value, str):
+        text = value if value else '""'
+    else:
+        text = json.dumps(value, ensure_ascii=False, separators=(", ", ": "), default=str)
     return text if len(text) <= VALUE_CHARS else text[: VALUE_CHARS - 1] + "…"
 
 
-def _path(deep_path: str) -> str:
-    # root['metadata']['annotations']['x'] → metadata.annotations.x (as kubectl's jsonpath reads)
-    parts = deep_path.removeprefix("root").strip("[]").split("][")
-    return ".".join(p.strip("'") for p in parts if p)
+_PART = re.compile(r"\[('(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"|-?\d+)\]")
+
+
+def _path(deep_path: str, obj: Any = None) -> str:
+    """A DeepDiff path as a reader writes it: ``root['status']['conditions'][1]['reason']`` →
+    ``status.conditions[Ready].reason``, a list item named by its ``type`` or ``name`` in ``obj``
+    (its index otherwise)."""
+    out = ""
+    for token in _PART.findall(deep_path):
+        if token[0] in "'\"":
+            key = token[1:-1]
+            obj = obj.get(key) if isinstance(obj, dict) else None
+            out += f".{key}" if out else key
+            continue
+        index = int(token)
+        item = obj[index] if isinstance(obj, list) and -len(obj) <= index < len(obj) else None
+        label = (item.get("type") or item.get("name")) if isinstance(item, dict) else None
+        out += f"[{label if isinstance(label, str) else index}]"
+        obj = item
+    return out
+
+
+def _created(new: dict[str, Any]) -> str:
+    # An Event says what happened: its reason and message are the point of writing it.
+    if new.get("kind") == "Event" and (new.get("reason") or new.get("message")):
+        return f"created: {new.get('type', '')} {new.get('reason', '')}: {_short(new.get('message', ''))}".strip()
+    return "created"
+
+
+def _same_item(first: Any, second: Any, level: Any = None) -> bool:
+    """List items are the same item when their ``type`` (conditions) or ``name`` agree, wherever they
+    are in the list (DeepDiff's ``iterable_compare_func``); other items are compared by position."""
+    from deepdiff.helper import CannotCompare
+
+    if isinstance(first, dict) and isinstance(second, dict):
+        for key in ("type", "name"):
+            if key in first and key in second:
+                return bool(first[key] == second[key])
+    raise CannotCompare() from None
 
 
 def changes(old: dict[str, Any] | None, new: dict[str, Any] | None) -> list[str]:
@@ -58,23 +101,24 @@ def changes(old: dict[str, Any] | None, new: dict[str, Any] | None) -> list[str]
     if old is None and new is None:
         return []
     if old is None:
-        return ["created"]
+        return [_created(new or {})]
     if new is None:
         return ["deleted"]
     from deepdiff import DeepDiff  # imported here: only reports need it
 
-    diff = DeepDiff(old, new, exclude_paths=list(_IGNORED_PATHS), verbose_level=2)
+    diff = DeepDiff(old, new, exclude_paths=list(_IGNORED_PATHS), verbose_level=2, iterable_compare_func=_same_item)
     lines: list[str] = []
     for kind, entries in diff.items():
         for deep_path, detail in dict(entries).items() if isinstance(entries, dict) else []:
             if kind in ("values_changed", "type_changes"):
                 before, after = _short(detail.get("old_value")), _short(detail.get("new_value"))
-                lines.append(f"{_path(deep_path)}: {before} → {after}")
+                lines.append(f"{_path(deep_path, new)}: {before} → {after}")
             elif kind.endswith("_added"):
-                lines.append(f"+{_path(deep_path)}: {_short(detail)}")
+                lines.append(f"+{_path(deep_path, new)}: {_short(detail)}")
             elif kind.endswith("_removed"):
-                lines.append(f"-{_path(deep_path)}")
-    lines.sort()
+                # A removed list item's path counts in the old list; any other path in the new one.
+                lines.append(f"-{_path(deep_path, old if kind == 'iterable_item_removed' else new)}")
+    lines.sort(key=lambda line: line.lstrip("+-"))
     if len(lines) > CHANGES_KEPT:
         lines = lines[: CHANGES_KEPT - 1] + [f"… and {len(lines) - CHANGES_KEPT + 1} more"]
     return lines
@@ -114,111 +158,178 @@ def write_results(path: Path, run: dict[str, Any], scenarios: list[dict[str, Any
 # -- HTML ------------------------------------------------------------------------------------------------
 
 _STYLE = """
-body { font-family: system-ui, sans-serif; margin: 2em; color: #222; }
-h1 { font-size: 1.5em; } h2 { font-size: 1.2em; margin-top: 2em; }
+body { font-family: system-ui, sans-serif; margin: 1.5em 2em; color: #1f2328; max-width: 1500px; }
+h1 { font-size: 1.5em; margin-bottom: 0.2em; } h2 { font-size: 1.2em; margin-top: 1.6em; }
+.run { color: #555; margin-top: 0; }
 table { border-collapse: collapse; margin: 0.5em 0; }
-th, td { border: 1px solid #ccc; padding: 0.2em 0.6em; text-align: left; vertical-align: top; font-size: 0.9em; }
-th { background: #f3f3f3; }
+th, td { border: 1px solid #d0d7de; padding: 0.2em 0.6em; text-align: left; vertical-align: top; font-size: 0.9em; }
+th { background: #f6f8fa; }
+table.summary td.n { text-align: right; min-width: 4em; }
+table.summary tr.group th { background: #eaeef2; text-align: left; }
 .passed { color: #1a7f37; } .failed { color: #cf222e; font-weight: bold; }
 .skipped { color: #9a6700; } .not-applicable { color: #6e7781; }
-.verdict-pass { color: #1a7f37; } .verdict-fail { color: #cf222e; }
-details.scenario { border: 1px solid #ddd; margin: 0.4em 0; padding: 0.3em 0.6em; border-radius: 4px; }
+#verdict { font-size: 1.15em; padding: 0.4em 0.7em; border-radius: 6px; display: inline-block; }
+.verdict-pass { color: #1a7f37; background: #dafbe1; } .verdict-fail { color: #cf222e; background: #ffebe9; }
+details.scenario { border: 1px solid #d0d7de; margin: 0.4em 0; padding: 0.3em 0.6em; border-radius: 6px; }
+details.scenario[open] { background: #fcfcfd; }
 details.scenario > summary { cursor: pointer; }
 ol.steps { margin: 0.4em 0; } ol.steps li.failed { background: #ffebe9; }
-.reason { white-space: pre-wrap; font-family: monospace; background: #fff8f8; padding: 0.3em; }
-.changes { font-family: monospace; font-size: 0.85em; white-space: pre-wrap; }
-.tags { color: #555; font-size: 0.85em; }
+ol.steps li.not-run { color: #6e7781; }
+.reason { white-space: pre-wrap; font-family: ui-monospace, monospace; font-size: 0.85em; background: #fff8f8;
+          border-left: 3px solid #cf222e; padding: 0.4em 0.6em; margin: 0.4em 0; }
+.reason.not-applicable, .reason.skipped { background: #f6f8fa; border-left-color: #8c959f; }
+table.timeline { width: 100%; table-layout: auto; }
+table.timeline td { font-size: 0.8em; }
+table.timeline td.changes { font-family: ui-monospace, monospace; white-space: pre-wrap; word-break: break-word; }
+table.timeline td.t { white-space: nowrap; }
+.tags { color: #57606a; font-size: 0.85em; }
+.add { color: #1a7f37; } .del { color: #cf222e; }
 """
+_GROUPS = (("By area", "area"), ("By level", "level"), ("By profile", "profile"))
+_STEP_MARKS = {PASSED: "✓", FAILED: "✗", SKIPPED: "↷", "not run": "–"}
+_STATUS_ORDER = {FAILED: 0, SKIPPED: 1, PASSED: 2, NOT_APPLICABLE: 3}
 
 
 def _e(value: Any) -> str:
     return html.escape("" if value is None else str(value))
 
 
-def _count_table(title: str, scenarios: list[dict[str, Any]], key: str) -> str:
-    rows: dict[str, Counter[str]] = {}
-    for scenario in scenarios:
-        values = scenario.get(key)
-        for value in values if isinstance(values, list) else [values]:
-            rows.setdefault(str(value or "-"), Counter())[scenario["status"]] += 1
-    head = "".join(f"<th>{_e(status)}</th>" for status in STATUSES)
-    body = "".join(
-        f"<tr><td>{_e(name)}</td>" + "".join(f'<td class="{status}">{row[status] or ""}</td>' for status in STATUSES)
-        + "</tr>"
-        for name, row in sorted(rows.items())
-    )
-    return f"<h3>By {_e(title)}</h3><table><tr><th>{_e(title)}</th>{head}</tr>{body}</table>"
+def _summary_table(scenarios: list[dict[str, Any]]) -> str:
+    """One table: per area, level and profile, how many scenarios have each status."""
+    head = "".join(f"<th>{_e(status)}</th>" for status in STATUSES) + "<th>total</th>"
+    body = []
+    for title, key in _GROUPS:
+        rows: dict[str, Counter[str]] = {}
+        for scenario in scenarios:
+            values = scenario.get(key)
+            for value in values if isinstance(values, list) and values else [values]:
+                rows.setdefault(str(value or "-"), Counter())[scenario["status"]] += 1
+        body.append(f'<tr class="group"><th colspan="{len(STATUSES) + 2}">{_e(title)}</th></tr>')
+        for name, row in sorted(rows.items()):
+            cells = "".join(f'<td class="n {status}">{row[status] or ""}</td>' for status in STATUSES)
+            body.append(f"<tr><td>{_e(name)}</td>{cells}<td class=\"n\">{sum(row.values())}</td></tr>")
+    return f'<table class="summary"><tr><th></th>{head}</tr>{"".join(body)}</table>'
+
+
+def _name(scenario: dict[str, Any]) -> str:
+    """The scenario's name; an outline not run keeps its ``<placeholders>``: its example's id is added."""
+    name = str(scenario.get("name") or "")
+    example = str(scenario.get("id", "")).partition("[")[2].rstrip("]")
+    return f"{name} [{example}]" if example and "<" in name else name
 
 
 def _steps(scenario: dict[str, Any]) -> str:
     items = "".join(
-        f'<li class="{_e(step["status"])}"><b>{_e(step["keyword"])}</b> {_e(step["name"])}'
-        f' <span class="{_e(step["status"])}">({_e(step["status"])})</span></li>'
+        f'<li class="{_e(step["status"]).replace(" ", "-")}" title="{_e(step["status"])}">'
+        f'{_STEP_MARKS.get(step["status"], "")} <b>{_e(step["keyword"])}</b> {_e(step["name"])}</li>'
         for step in scenario.get("steps") or []
     )
     return f'<ol class="steps">{items}</ol>' if items else "<p>(no steps recorded)</p>"
+
+
+def _elapsed(seconds: float) -> str:
+    """``+0s``, ``+45s``, ``+10m 5s``, ``+2h 0m``: virtual time since the scenario's first write."""
+    whole = int(round(seconds))
+    if whole < 60:
+        return f"+{whole}s"
+    if whole < 3600:
+        return f"+{whole // 60}m {whole % 60}s"
+    return f"+{whole // 3600}h {whole % 3600 // 60}m"
+
+
+def _resource(entry: dict[str, Any]) -> str:
+    # machines.cluster.x-k8s.io/status → machines/status (the group is in the cell's title)
+    plural, _, rest = str(entry.get("resource") or "").partition(".")
+    sub = rest.partition("/")[2] if "/" in rest else ""
+    return f"{plural}/{sub}" if sub else plural
+
+
+def _who(user: str) -> str:
+    # system:serviceaccount:kube-system:machine → machine (the full name is in the cell's title)
+    return user.rsplit(":", 1)[-1] if user.startswith("system:") else user
+
+
+def _change(line: str) -> str:
+    css = "add" if line.startswith("+") else "del" if line.startswith("-") else ""
+    return f'<span class="{css}">{_e(line)}</span>' if css else _e(line)
 
 
 def _timeline(scenario: dict[str, Any]) -> str:
     entries = scenario.get("timeline")
     if not entries:
         return ""
+    times = [parse_rfc3339(e["time"]) for e in entries if isinstance(e.get("time"), str)]
+    first = min(times) if times else 0.0
     rows = []
     for entry in entries:
         if "truncated" in entry:
-            rows.append(f'<tr><td colspan="8">… {entry["truncated"]} more writes not shown</td></tr>')
+            rows.append(f'<tr><td colspan="6">… {entry["truncated"]} more writes not shown</td></tr>')
             continue
+        when = entry.get("time")
+        elapsed = _elapsed(parse_rfc3339(when) - first) if isinstance(when, str) else ""
+        obj = "/".join(p for p in (entry.get("namespace"), entry.get("name")) if p)
+        user = str(entry.get("user") or "")
+        code = entry.get("code")
         rows.append(
-            "<tr>" + "".join(f"<td>{_e(entry.get(k))}</td>" for k in ("time", "cluster", "verb", "resource"))
-            + f"<td>{_e('/'.join(p for p in (entry.get('namespace'), entry.get('name')) if p))}</td>"
-            + f"<td>{_e(entry.get('user'))}</td><td>{_e(entry.get('code'))}</td>"
-            + f'<td class="changes">{_e(chr(10).join(entry.get("changes") or []))}</td></tr>'
+            f'<tr><td class="t" title="{_e(when)}">{elapsed}</td><td>{_e(entry.get("cluster"))}</td>'
+            f'<td title="{_e(user)}">{_e(_who(user))}</td>'
+            f'<td title="{_e(entry.get("resource"))}">{_e(entry.get("verb"))} {_e(_resource(entry))} '
+            f'<b>{_e(obj)}</b>{"" if code in (200, 201, None) else f" → {_e(code)}"}</td>'
+            f'<td class="changes">{chr(10).join(_change(c) for c in entry.get("changes") or [])}</td></tr>'
         )
-    head = "".join(f"<th>{h}</th>" for h in ("time", "cluster", "verb", "resource", "object", "user", "code",
-                                             "changes"))
-    return (f'<details class="timeline"><summary>Timeline: {len(entries)} writes</summary>'
-            f"<table><tr>{head}</tr>{''.join(rows)}</table></details>")
+    head = "".join(f"<th>{h}</th>" for h in ("time", "cluster", "user", "write", "changes"))
+    return (f'<details class="timeline"><summary>Timeline: {len(entries)} writes (time since the first; '
+            f"hover for the instant and full names)</summary>"
+            f'<table class="timeline"><tr>{head}</tr>{"".join(rows)}</table></details>')
 
 
-def _scenario(scenario: dict[str, Any]) -> str:
+def _scenario(scenario: dict[str, Any], *, show_area: bool = False) -> str:
     status = scenario["status"]
     tags = " ".join(f"@{t}" for t in [scenario.get("level"), *scenario.get("profile", []), *scenario.get("seed", []),
                                         *scenario.get("behaviors", [])] if t)
-    reason = f'<div class="reason">{_e(scenario["reason"])}</div>' if scenario.get("reason") else ""
+    reason = (f'<div class="reason {_e(status)}">{_e(scenario["reason"])}</div>'
+              if scenario.get("reason") else "")
     opened = " open" if status == FAILED else ""
+    where = f'{_e(scenario.get("area"))}: ' if show_area else ""
     return (
         f'<details class="scenario" id="{_e(scenario["id"])}"{opened}><summary>'
-        f'<span class="{status}">[{_e(status)}]</span> {_e(scenario.get("name"))} '
+        f'<span class="{status}">[{_e(status)}]</span> {where}{_e(_name(scenario))} '
         f'<span class="tags">— {_e(scenario.get("feature"))} ({_e(scenario.get("file"))})</span></summary>'
         f'<p class="tags">{_e(tags)}</p>{reason}{_steps(scenario)}{_timeline(scenario)}</details>'
     )
 
 
 def write_html(path: Path, run: dict[str, Any], scenarios: list[dict[str, Any]]) -> None:
-    """``report.html``: the verdict, counts by area, level and profile, then every scenario (failed
-    ones opened) with its steps and the timeline of the writes it caused. Self-contained (no scripts)."""
+    """``report.html``: the verdict and a summary table (by area, level and profile) at the top, then
+    the failed scenarios (opened), then every other scenario by area (skipped first, not applicable
+    last), each with its steps and the timeline of the writes it caused. Self-contained (no scripts)."""
     counts = summary(scenarios)
     verdict = run.get("verdict", "")
     target = run.get("target") or {}
     suite = run.get("suite") or {}
+    failed = [s for s in scenarios if s["status"] == FAILED]
     by_area: dict[str, list[dict[str, Any]]] = {}
     for scenario in scenarios:
-        by_area.setdefault(scenario.get("area") or "-", []).append(scenario)
+        if scenario["status"] != FAILED:
+            by_area.setdefault(scenario.get("area") or "-", []).append(scenario)
+    failures = (f'<h2 id="failures" class="failed">Failed scenarios ({len(failed)})</h2>'
+                + "".join(_scenario(s, show_area=True) for s in failed)) if failed else ""
     sections = "".join(
-        f"<h2>{_e(area)}</h2>" + "".join(_scenario(s) for s in items) for area, items in sorted(by_area.items())
+        f"<h2>{_e(area)}</h2>" + "".join(_scenario(s) for s in sorted(items, key=lambda s: _STATUS_ORDER[s["status"]]))
+        for area, items in sorted(by_area.items())
     )
     totals = ", ".join(f'<span class="{status}">{counts[status]} {status}</span>' for status in STATUSES)
     page = (
         "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">"
         f"<title>Lifecycle TCK conformance: {_e(target.get('name'))}</title><style>{_STYLE}</style></head><body>"
         f"<h1>Lifecycle TCK conformance report</h1>"
-        f"<p>Suite {_e(suite.get('name'))} {_e(suite.get('version'))}; target <b>{_e(target.get('name'))}</b> "
-        f"(profiles: {_e(', '.join(target.get('profiles') or []))}); levels {_e(', '.join(run.get('levels') or []))}"
+        f"<p class=\"run\">Suite {_e(suite.get('name'))} {_e(suite.get('version'))}; target "
+        f"<b>{_e(target.get('name'))}</b> (profiles: {_e(', '.join(target.get('profiles') or []))}); "
+        f"levels {_e(', '.join(run.get('levels') or []))}"
         f"{'; keyword ' + _e(run['keyword']) if run.get('keyword') else ''}"
         f"{'; chaos rate ' + _e(run['chaos']) if run.get('chaos') else ''}.</p>"
         f'<p id="verdict" class="verdict-{_e(verdict)}">Verdict: <b>{_e(verdict.upper())}</b> — {totals}</p>'
-        f"<h2>Summary</h2>{_count_table('area', scenarios, 'area')}{_count_table('level', scenarios, 'level')}"
-        f"{_count_table('profile', scenarios, 'profile')}{sections}</body></html>"
+        f'<h2 id="summary">Summary</h2>{_summary_table(scenarios)}{failures}{sections}</body></html>'
     )
     path.write_text(page)
 

@@ -394,6 +394,15 @@ class HttpScene:
     def add_cluster(self, name: str) -> None:
         self._post("/clusters", {"name": name})
 
+    def retry_due(self) -> float | None:
+        """When a controller of the served world next retries something that failed (``GET clock``)."""
+        due = self._get("/clock").get("retryDue")
+        return None if due is None else float(due)
+
+    def restart_controllers(self, names: list[str] | None = None) -> None:
+        """Restart the served world's reference controllers (``POST controllers/restart``)."""
+        self._post("/controllers/restart", {} if names is None else {"names": list(names)})
+
     # -- beyond the protocol -------------------------------------------------------------------------
 
     def http(self, cluster: str = MANAGEMENT, user: str = "admin") -> httpx.Client:

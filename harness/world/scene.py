@@ -25,6 +25,11 @@ class Scene(Protocol):
 
     def now(self) -> float: ...
 
+    def retry_due(self) -> float | None:
+        """When a reference controller next retries a request the apiserver failed (the reconcile that
+        made it, a watch's list), or None when none is pending."""
+        ...
+
     def audit(self, since: int = 0, **filters: Any) -> list[dict[str, Any]]: ...
 
     def audit_size(self) -> int: ...
@@ -38,6 +43,12 @@ class Scene(Protocol):
     def compact(self, cluster: str = MANAGEMENT) -> None: ...
 
     def add_cluster(self, name: str) -> None: ...
+
+    def restart_controllers(self, names: list[str] | None = None) -> None:
+        """The reference controllers ``names`` (default: all of them) stop as a crash would and new
+        instances with nothing in memory take over, from a fresh list+watch; an unknown name is an
+        error (KeyError in-process, a 404 ``StatusError`` over HTTP)."""
+        ...
 
 
 class InProcessScene:
@@ -57,6 +68,9 @@ class InProcessScene:
 
     def now(self) -> float:
         return self.world.now()
+
+    def retry_due(self) -> float | None:
+        return self.world.retry_due()
 
     def audit(self, since: int = 0, **filters: Any) -> list[dict[str, Any]]:
         """Audit records (without diffs) as dicts; filters as :meth:`AuditLog.query`."""
@@ -87,3 +101,6 @@ class InProcessScene:
 
     def add_cluster(self, name: str) -> None:
         self.world.add_cluster(name)
+
+    def restart_controllers(self, names: list[str] | None = None) -> None:
+        self.world.restart_controllers(names)

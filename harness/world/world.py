@@ -183,6 +183,27 @@ class World:
         if name in self._controllers and cluster in (None, MANAGEMENT):
             self._controllers[name].enabled = enabled
 
+    def restart_controllers(self, names: list[str] | None = None) -> list[str]:
+        """Restart the reference controllers ``names`` (default: every one this world runs), as a
+        crash and restart would: each instance stops (its watches end, its queue and timers are
+        lost) and a new instance with nothing in memory takes its place, starting from a fresh
+        list+watch. The names restarted; KeyError naming a controller this world does not run."""
+        chosen = list(self.controller_names) if names is None else list(names)
+        unknown = [name for name in chosen if name not in self._controllers]
+        if unknown:
+            raise KeyError(f"no reference controller {', '.join(map(repr, unknown))} runs in this world")
+        for name in chosen:
+            old = self._controllers[name]
+            place, enabled = self.manager.controllers.index(old), old.enabled
+            self.manager.remove(old)
+            fresh = load_controller(name)(self.client(MANAGEMENT, SYSTEM_USER.format(name)))
+            fresh.enabled = enabled  # a controller switched off (set_enabled) stays off
+            self._controllers[name] = fresh
+            self.manager.add(fresh)
+            # Back in its place, so the order in which controllers take turns stays the same.
+            self.manager.controllers.insert(place, self.manager.controllers.pop())
+        return chosen
+
     def add_controller(self, controller: Controller) -> Controller:
         """Run a controller (a reference controller or a test's own) in this world."""
         return self.manager.add(controller)
@@ -221,6 +242,11 @@ class World:
     def next_due(self) -> float | None:
         """When the world next has work due (a simulator's timer, a bookmark), or None."""
         return self.scheduler.next_due()
+
+    def retry_due(self) -> float | None:
+        """When a controller next retries a request the apiserver failed, or None (see
+        :meth:`Manager.retry_due`)."""
+        return self.manager.retry_due()
 
     def errors(self) -> list[str]:
         """Reconcile failures any controller has seen (they are retried, never fatal)."""

@@ -1,7 +1,8 @@
 """The admin API under ``/harness/v1/``: the world's clock, audit trail, simulators and clusters.
 
-* ``GET clock`` → ``{"now": RFC 3339, "unix": seconds, "followsWallTime": bool, "nextDue": seconds|null}``
-  (``nextDue``: when the world's own work next falls due)
+* ``GET clock`` → ``{"now": RFC 3339, "unix": seconds, "followsWallTime": bool, "nextDue": seconds|null,
+  "retryDue": seconds|null}`` (``nextDue``: when the world's own work next falls due; ``retryDue``: when
+  a controller next retries something that failed, null when nothing is failing)
 * ``POST clock/advance`` with ``{"seconds": N}`` (a number ≥ 0) or ``{"to": unix seconds}`` → moves
   virtual time, runs what falls due in time order, settles, then answers like ``GET clock`` plus
   ``"wrote"``: whether anything was written on the way. With ``"stopAfterWrite": true`` it stops at
@@ -22,6 +23,11 @@
   storage history up to now, as an etcd compaction does; answers ``{"cluster", "resourceVersion"}``
 * ``POST clusters`` with ``{"name": "<namespace>/<name>"}`` → creates the workload cluster (with its
   own simulators) unless it exists; answers ``{"name", "path"}``
+* ``POST controllers/restart`` with ``{"names": [name, ...]}`` (or ``{}``: every reference controller
+  the world runs) → the named reference controllers stop as a crash would (watches end, queues and
+  timers are lost) and fresh instances with nothing in memory take over from a fresh list+watch;
+  answers ``{"restarted": [names]}``. Names must be a list of strings (400); a controller the world
+  does not run is 404.
 * ``POST faults`` with a fault rule (harness/apiserver/http/faults.py: which requests, which fault,
   by rate or count) → 201 with the rule (its ``id`` and ``fired`` count); a bad rule is 400 saying why.
   ``GET faults`` → ``{"items": [rule...], "injected": [{rule, fault, cluster, verb, resource,
@@ -64,6 +70,7 @@ NO_SUCH_KNOB = 'simulator "{}" has no knob "{}"'
 NO_SUCH_METHOD = 'simulator "{}" has no method "{}"'
 NOTHING_TO_DO = 'body must carry "enabled" or "knobs"'
 CALL_REFUSED = 'simulator "{}" refused the call of "{}": {}'
+CONTROLLER_NOT_FOUND = 'reference controller "{}" does not run in this world (it runs: {})'
 _AUDIT_FILTERS = ("cluster", "resource", "verb", "namespace", "name")
 _SIMULATORS = "/simulators/"
 _CALL = "/call"
@@ -76,7 +83,8 @@ def is_admin(path: str) -> bool:
 
 def _clock(world: ServedWorld) -> dict[str, Any]:
     now = world.now()
-    return {"now": rfc3339(now), "unix": now, "followsWallTime": world.follows_wall_time, "nextDue": world.next_due()}
+    return {"now": rfc3339(now), "unix": now, "followsWallTime": world.follows_wall_time, "nextDue": world.next_due(),
+            "retryDue": world.retry_due()}
 
 
 def _number(value: Any) -> float | None:
@@ -192,6 +200,17 @@ def _compact(world: ServedWorld, body: dict[str, Any]) -> dict[str, Any]:
     return {"cluster": cluster, "resourceVersion": str(server.store.resource_version)}
 
 
+def _restart_controllers(world: ServedWorld, body: dict[str, Any]) -> dict[str, Any]:
+    names = _field(body, "names", list, "a list of reference controller names")
+    if names is not None and not all(isinstance(name, str) for name in names):
+        raise errors.bad_request(FIELD_INVALID.format("names", "a list of reference controller names"))
+    for name in names or []:
+        if name not in world.controller_names:
+            running = ", ".join(world.controller_names) or "none"
+            raise errors.StatusError(errors.status(404, "NotFound", CONTROLLER_NOT_FOUND.format(name, running)))
+    return {"restarted": world.restart_controllers(names)}
+
+
 def _add_cluster(world: ServedWorld, body: dict[str, Any]) -> dict[str, Any]:
     name = _field(body, "name", str, "a workload cluster name (<namespace>/<name>)")
     namespace, _, short = (name or "").partition("/")
@@ -242,6 +261,9 @@ async def serve_admin(world: ServedWorld, request: Request, path: str, watches: 
     if rest == "/compact":
         _require(request, "POST")
         return json_response(_compact(world, await _object(request)))
+    if rest == "/controllers/restart":
+        _require(request, "POST")
+        return json_response(_restart_controllers(world, await _object(request)))
     if rest == "/clusters":
         _require(request, "POST")
         return json_response(_add_cluster(world, await _object(request)))

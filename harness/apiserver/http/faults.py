@@ -394,7 +394,9 @@ def chaos_rules(
 ) -> list[dict[str, Any]]:
     """Rules under which about ``rate`` of the reads and writes (of ``users``, when given, and not
     of ``except_users``) fail: writes with 409, 429 (Retry-After: 1) or 500, reads with 429 or 500,
-    each kind equally likely."""
+    each kind equally likely; and about ``rate`` of the watches end early (at once, or after two
+    events) and of the watches that name a resourceVersion find it expired (410 in the stream).
+    Watch faults reach only clients with a real stream (over HTTP)."""
     if not 0 < rate <= 1:
         raise _invalid("the chaos rate must be a number greater than 0 and at most 1")
     who: dict[str, Any] = {}
@@ -410,4 +412,7 @@ def chaos_rules(
         {"fault": TOO_MANY_REQUESTS, "verbs": list(READS), "rate": rate / 2, "retryAfterSeconds": 1,
          "seed": seed + 3, **who},
         {"fault": INTERNAL_ERROR, "verbs": list(READS), "rate": rate / 2, "seed": seed + 4, **who},
+        {"fault": DROP_WATCH, "rate": rate / 2, "afterEvents": 0, "seed": seed + 5, **who},
+        {"fault": DROP_WATCH, "rate": rate / 2, "afterEvents": 2, "seed": seed + 6, **who},
+        {"fault": EXPIRED, "verbs": [WATCH], "rate": rate, "seed": seed + 7, **who},
     ]

@@ -15,6 +15,7 @@ class ServedWorld(Protocol):
     clusters: ClusterSet
     audit: AuditLog
     simulator_names: list[str]
+    controller_names: list[str]
 
     def simulator(self, name: str, cluster: str) -> Any:
         """The simulator ``name`` of ``cluster`` (KeyError if it has none)."""
@@ -22,6 +23,10 @@ class ServedWorld(Protocol):
 
     def set_enabled(self, name: str, enabled: bool, cluster: str | None = None) -> None:
         """Switch a simulator off (its events wait) or on, in one cluster or (None) in all."""
+        ...
+
+    def restart_controllers(self, names: list[str] | None = None) -> list[str]:
+        """Replace the reference controllers ``names`` (None: all) with fresh instances; the names."""
         ...
 
     def add_cluster(self, name: str) -> Any:
@@ -43,6 +48,10 @@ class ServedWorld(Protocol):
 
     def next_due(self) -> float | None:
         """When work next falls due, or None."""
+        ...
+
+    def retry_due(self) -> float | None:
+        """When a retry of something a controller failed at next falls due, or None."""
         ...
 
     @property

@@ -7,7 +7,8 @@
   that is not a JSON object is answered 400.
 - Admin, under ``/admin/``: ``GET calls[?hook=<Hook>]`` (``{"items": [...]}``, oldest first),
   ``POST answers`` with ``{"hook", "cluster"?, "response"? | "behaviour"?}`` (neither: forget),
-  ``POST discovery`` with a DiscoveryResponse body (``{}``: back to the default), ``POST reset``.
+  ``POST discovery`` with a DiscoveryResponse body (``{}``: back to the default; ``"behaviour": "hang"``
+  makes discovery hang), ``POST reset``. ``calls?hook=Discovery`` lists the discovery calls.
 """
 
 from __future__ import annotations
@@ -35,6 +36,8 @@ REDIRECT_TARGET = "/elsewhere"
 GARBAGE_BODY = "this is not JSON {"
 ERROR_BODY = "internal error: the extension failed"
 BAD_REQUEST = "the request body is not a JSON object"
+# The query parameter a Runtime SDK call carries its deadline in (``?timeout=10s``).
+TIMEOUT_PARAMETER = "timeout"
 _HOOKS_BY_PATH = {hook.lower(): hook for hook in CATALOG}
 
 
@@ -51,8 +54,11 @@ def create_app(responder: HookResponder) -> FastAPI:
         return body if isinstance(body, dict) else None
 
     @app.post(f"{HOOKS_PREFIX}/{DISCOVERY.lower()}")
-    async def discovery() -> JSONResponse:
-        return JSONResponse(responder.discovery_response())
+    async def discovery(request: Request) -> JSONResponse:
+        response = responder.discovery_response(request.query_params.get(TIMEOUT_PARAMETER, ""))
+        if responder.discovery_behaviour == HANG:
+            await asyncio.sleep(responder.discovery_hang_seconds)
+        return JSONResponse(response)
 
     @app.post(HOOKS_PREFIX + "/{hook}/{handler}")
     async def hook_call(hook: str, handler: str, request: Request) -> Response:
@@ -62,7 +68,7 @@ def create_app(responder: HookResponder) -> FastAPI:
         body = await _body(request)
         if body is None:
             return PlainTextResponse(BAD_REQUEST, status_code=400)
-        answer = responder.answer(name, handler, body)
+        answer = responder.answer(name, handler, body, request.query_params.get(TIMEOUT_PARAMETER, ""))
         if answer.behaviour == HANG:
             await asyncio.sleep(responder.hang_seconds)
             return JSONResponse({"status": "Success"})
@@ -97,6 +103,11 @@ def create_app(responder: HookResponder) -> FastAPI:
         body = await _body(request)
         if body is None:
             return PlainTextResponse(BAD_REQUEST, status_code=400)
+        behaviour = body.pop("behaviour", None)
+        try:
+            responder.set_discovery_behaviour(behaviour)
+        except ValueError as err:
+            return PlainTextResponse(str(err), status_code=400)
         responder.set_discovery(body or None)
         return JSONResponse({"ok": True})
 

@@ -23,7 +23,10 @@ thread, waiting for the answer. The standalone extension syncs from a background
 
 Misbehaviours (scripted): ``hang`` (answer after ``hang_seconds`` of wall time), ``redirect`` (307 to
 another path), ``garbage`` (200 with a body that is not JSON), ``error`` (500), ``no-status`` (200 with
-``{}``).
+``{}``). Discovery can be scripted to ``hang`` too (:meth:`HookResponder.set_discovery_behaviour`): it then
+answers only after ``discovery_hang_seconds``, longer than the Runtime SDK's fixed 10 s discovery deadline.
+
+Each call records the ``timeout`` its query asked for (``?timeout=10s``), discovery calls included.
 """
 
 from __future__ import annotations
@@ -32,12 +35,13 @@ import copy
 import json
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 import yaml
 
-from controllers.runtime.api import CATALOG, FAILURE_POLICY_FAIL, HOOKS_API_VERSION, STATUS_SUCCESS
+from controllers.runtime.api import CATALOG, DISCOVERY, FAILURE_POLICY_FAIL, HOOKS_API_VERSION, STATUS_SUCCESS
 from harness.client import MERGE, ApiError, Client
 
 EXTENSION_CONFIG_NAME_SETTING = "extensionConfigName"
@@ -58,6 +62,8 @@ ERROR = "error"
 NO_STATUS = "no-status"
 MISBEHAVIOURS = (HANG, REDIRECT, GARBAGE, ERROR, NO_STATUS)
 DEFAULT_HANG_SECONDS = 5.0
+# Longer than the Runtime SDK's discovery deadline (10 s), so a hanging discovery is given up by the caller.
+DEFAULT_DISCOVERY_HANG_SECONDS = 15.0
 
 # The handler names of Cluster API's test extension (test/extension/main.go).
 HANDLER_NAMES = {
@@ -72,8 +78,9 @@ HANDLER_NAMES = {
 
 @dataclass
 class Call:
-    """One call the extension answered: the hook, the handler named in the path, the request body, the
-    answer (None for a misbehaviour) and the wall-clock time it arrived."""
+    """One call the extension answered: the hook (``Discovery`` for discovery), the handler named in the
+    path, the request body, the answer (None for a misbehaviour), the wall-clock time it arrived and the
+    ``timeout`` of its query (``""`` when it had none)."""
 
     hook: str
     handler: str
@@ -81,10 +88,11 @@ class Call:
     response: dict[str, Any] | None
     behaviour: str | None
     at: float
+    timeout: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         return {"hook": self.hook, "handler": self.handler, "request": self.request, "response": self.response,
-                "behaviour": self.behaviour, "at": self.at}
+                "behaviour": self.behaviour, "at": self.at, "timeout": self.timeout}
 
 
 @dataclass
@@ -149,7 +157,9 @@ class HookResponder:
     failure_policy: str = FAILURE_POLICY_FAIL
     timeout_seconds: int | None = None
     hang_seconds: float = DEFAULT_HANG_SECONDS
+    discovery_hang_seconds: float = DEFAULT_DISCOVERY_HANG_SECONDS
     discovery: dict[str, Any] | None = None
+    discovery_behaviour: str | None = None
     calls: list[Call] = field(default_factory=list)
     _scripted: dict[tuple[str, str], Answer] = field(default_factory=dict)
     _configmaps: dict[tuple[str, str], dict[str, str]] = field(default_factory=dict)
@@ -158,8 +168,16 @@ class HookResponder:
 
     # -- discovery ---------------------------------------------------------------------------------
 
-    def discovery_response(self) -> dict[str, Any]:
-        """The DiscoveryResponse: the scripted one, else the six handlers with this extension's policy."""
+    def discovery_response(self, timeout: str = "") -> dict[str, Any]:
+        """The DiscoveryResponse: the scripted one, else the six handlers with this extension's policy. The
+        call is recorded (hook ``Discovery``) with the query's ``timeout``."""
+        response = self._discovery_response()
+        with self._lock:
+            self.calls.append(Call(DISCOVERY, "", {}, copy.deepcopy(response), self.discovery_behaviour, time.time(),
+                                   timeout))
+        return response
+
+    def _discovery_response(self) -> dict[str, Any]:
         with self._lock:
             if self.discovery is not None:
                 return {"apiVersion": HOOKS_API_VERSION, "kind": "DiscoveryResponse", **copy.deepcopy(self.discovery)}
@@ -177,6 +195,13 @@ class HookResponder:
         """Answer discovery with ``response`` (``status``, ``message``, ``handlers``); None: the default."""
         with self._lock:
             self.discovery = copy.deepcopy(response)
+
+    def set_discovery_behaviour(self, behaviour: str | None) -> None:
+        """Make discovery ``hang`` (None: answer at once)."""
+        if behaviour not in (None, HANG):
+            raise ValueError(f"discovery can only {HANG!r}, not {behaviour!r}")
+        with self._lock:
+            self.discovery_behaviour = behaviour
 
     # -- scripting ---------------------------------------------------------------------------------
 
@@ -199,12 +224,14 @@ class HookResponder:
         with self._lock:
             self._scripted.clear()
             self.discovery = None
+            self.discovery_behaviour = None
             self.calls.clear()
 
     # -- answering ---------------------------------------------------------------------------------
 
-    def answer(self, hook: str, handler: str, request: dict[str, Any]) -> Answer:
-        """What to answer to a call of ``hook``, recorded (see the module docstring for the order)."""
+    def answer(self, hook: str, handler: str, request: dict[str, Any], timeout: str = "") -> Answer:
+        """What to answer to a call of ``hook``, recorded with the query's ``timeout`` (see the module
+        docstring for the order)."""
         meta = (request.get("cluster") or {}).get("metadata") or {}
         cluster = f"{meta.get('namespace', '')}/{meta.get('name', '')}"
         settings = {str(k): str(v) for k, v in (request.get("settings") or {}).items()}
@@ -229,19 +256,21 @@ class HookResponder:
                     self._pending.setdefault(key, {})[ACTUAL_KEY.format(hook=hook)] = actual_status(
                         hook, answer.response)
             self.calls.append(Call(hook, handler, copy.deepcopy(request), copy.deepcopy(answer.response),
-                                   answer.behaviour, time.time()))
+                                   answer.behaviour, time.time(), timeout))
         return answer
 
     def calls_of(self, hook: str | None = None) -> list[Call]:
-        """The calls so far (of one hook), oldest first."""
+        """The calls so far of ``hook`` (``Discovery`` for discovery calls), or of every lifecycle hook,
+        oldest first."""
         with self._lock:
-            return [c for c in self.calls if hook is None or c.hook == hook]
+            return [c for c in self.calls if c.hook == hook or (hook is None and c.hook != DISCOVERY)]
 
     # -- ConfigMaps --------------------------------------------------------------------------------
 
-    def sync(self, client: Client) -> None:
+    def sync(self, client: Client) -> list[tuple[str, str]]:
         """Write what calls recorded into their ConfigMaps (creating missing ones), then read every
-        ``*-test-extension-hookresponses`` ConfigMap of the cluster ``client`` reaches."""
+        ``*-test-extension-hookresponses`` ConfigMap of the cluster ``client`` reaches; the
+        ``(namespace, name)`` of those whose preloaded responses changed since the last sync."""
         with self._lock:
             pending, self._pending = self._pending, {}
         for (namespace, name), values in pending.items():
@@ -265,7 +294,12 @@ class HookResponder:
             if str(meta.get("name", "")).endswith(CONFIGMAP_SUFFIX):
                 found[(str(meta.get("namespace", "")), str(meta["name"]))] = dict(item.get("data") or {})
         with self._lock:
-            self._configmaps = found
+            before, self._configmaps = self._configmaps, found
+        return sorted(key for key, data in found.items() if _preloaded(data) != _preloaded(before.get(key, {})))
+
+
+def _preloaded(data: dict[str, str]) -> dict[str, str]:
+    return {k: v for k, v in data.items() if k.endswith(PRELOADED_KEY.format(hook=""))}
 
 
 def _capitalised(response: dict[str, Any]) -> dict[str, Any]:
@@ -276,10 +310,13 @@ def _capitalised(response: dict[str, Any]) -> dict[str, Any]:
 class ConfigMapSync:
     """Syncs a responder's ConfigMaps every ``interval`` seconds of wall time, from a daemon thread."""
 
-    def __init__(self, responder: HookResponder, client: Client, interval: float = 1.0) -> None:
+    def __init__(self, responder: HookResponder, client: Client, interval: float = 1.0,
+                 on_change: Callable[[str, str], None] | None = None) -> None:
         self.responder = responder
         self.client = client
         self.interval = interval
+        # Told (namespace, name) of each ConfigMap whose preloaded responses the extension now answers with.
+        self.on_change = on_change
         self.errors: list[str] = []
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="extension-configmap-sync", daemon=True)
@@ -290,9 +327,13 @@ class ConfigMapSync:
     def _run(self) -> None:
         while not self._stop.wait(self.interval):
             try:
-                self.responder.sync(self.client)
+                changed = self.responder.sync(self.client)
             except (ApiError, ConnectionError, OSError) as err:
                 self.errors.append(str(err))
+                continue
+            if self.on_change is not None:
+                for namespace, name in changed:
+                    self.on_change(namespace, name)
 
     def stop(self, timeout: float = 5.0) -> None:
         """Stop syncing and wait (bounded) for the thread."""

@@ -9,8 +9,9 @@ a background thread, with bounded start and stop (:data:`START_SECONDS`, :data:`
 ``python -m harness extension --port N --cert-dir DIR [--host H] [--kubeconfig PATH] [--failure-policy
 Fail|Ignore] [--timeout-seconds N]`` serves it in the foreground until SIGINT/SIGTERM; it keeps the
 certificates of DIR when they exist (so a registered ExtensionConfig stays valid across restarts), prints
-the URL, the CA and an ExtensionConfig to apply, and, with ``--kubeconfig``, syncs the test extension's
-ConfigMaps with that cluster every second.
+the URL, the CA and an ExtensionConfig to apply (also written to ``DIR/extensionconfig.yaml``), and, with
+``--kubeconfig``, syncs the test extension's ConfigMaps with that cluster every second, printing
+``answering from the ConfigMap <namespace>/<name>`` whenever the answers it read change.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from typing import Any
 
 from controllers.runtime.api import API_VERSION, EXTENSION_CONFIG_KIND, FAILURE_POLICY_FAIL
 from harness.apiserver.http.certificates import KeyPair, issue_server_certificate, make_ca
-from harness.apiserver.http.serve import Server, bind, serve_forever
+from harness.apiserver.http.serve import Server, bind
 from harness.world.extension.app import create_app
 from harness.world.extension.responses import ConfigMapSync, HookResponder
 
@@ -37,6 +38,9 @@ CERT_FILE = "tls.crt"
 KEY_FILE = "tls.key"
 CA_KEY_FILE = "ca.key"
 DEFAULT_HOSTS = ("127.0.0.1", "localhost")
+# What the command writes next to the certificates, ready for ``kubectl apply -f``.
+EXTENSION_CONFIG_FILE = "extensionconfig.yaml"
+CONFIGMAP_READ = "answering from the ConfigMap {namespace}/{name}"
 
 
 def load_or_make_certificates(cert_dir: Path, hosts: list[str]) -> tuple[KeyPair, KeyPair]:
@@ -113,21 +117,27 @@ class ExtensionServer:
         return f"https://{self.host}:{self.port}"
 
     def start(self, timeout: float = START_SECONDS) -> ExtensionServer:
-        """Serve; returns once connections are accepted (RuntimeError after ``timeout`` seconds)."""
-        sock = bind(self.host, self._requested_port)
+        """Serve (again on the same port after :meth:`interrupt`); returns once connections are accepted
+        (RuntimeError after ``timeout`` seconds)."""
+        sock = bind(self.host, self.port or self._requested_port)
         self.port = sock.getsockname()[1]
         self._server = _serve_in_thread(create_app(self.responder), sock,
                                         (str(self.cert_dir / CERT_FILE), str(self.cert_dir / KEY_FILE)), timeout)
         return self
 
+    def interrupt(self, timeout: float = STOP_SECONDS) -> None:
+        """Stop serving (calls now find the connection refused) but keep the port and the certificates,
+        so :meth:`start` serves the same URL with the same CA again."""
+        server, self._server = self._server, None
+        if server is not None:
+            server.stop(timeout)
+            if server.thread is not None and server.thread.is_alive():
+                raise RuntimeError(f"the extension on {self.url} did not stop within {timeout} s")
+
     def stop(self, timeout: float = STOP_SECONDS) -> None:
         """Stop serving and wait for the thread; RuntimeError when it does not end within ``timeout``."""
-        server, self._server = self._server, None
         try:
-            if server is not None:
-                server.stop(timeout)
-                if server.thread is not None and server.thread.is_alive():
-                    raise RuntimeError(f"the extension on {self.url} did not stop within {timeout} s")
+            self.interrupt(timeout)
         finally:
             if self._tmp is not None:
                 self._tmp.cleanup()
@@ -153,7 +163,10 @@ def extension_config_yaml(name: str, url: str, ca_bundle: str, settings: dict[st
 
 def run(*, host: str, port: int, cert_dir: str, kubeconfig: str | None, failure_policy: str = FAILURE_POLICY_FAIL,
         timeout_seconds: int | None = None, name: str = "test-extension") -> int:
-    """The ``extension`` command: serve in the foreground until SIGINT/SIGTERM; the exit code."""
+    """The ``extension`` command: serve in the foreground until SIGINT/SIGTERM; the exit code. Once it
+    listens it prints the URL, the CA and an ExtensionConfig, which it also writes to
+    ``<cert dir>/extensionconfig.yaml``; with a kubeconfig, it prints a line whenever it starts answering
+    from a changed ConfigMap."""
     responder = HookResponder(failure_policy=failure_policy, timeout_seconds=timeout_seconds)
     ca, _ = load_or_make_certificates(Path(cert_dir), [host])
     ca_bundle = base64.b64encode(ca.cert_pem).decode()
@@ -161,20 +174,31 @@ def run(*, host: str, port: int, cert_dir: str, kubeconfig: str | None, failure_
     if kubeconfig:
         from harness.client.http import HttpClient
 
-        sync = ConfigMapSync(responder, HttpClient.from_kubeconfig(Path(kubeconfig).read_text()))
+        def changed(namespace: str, config_map: str) -> None:
+            print(CONFIGMAP_READ.format(namespace=namespace, name=config_map), flush=True)
+
+        sync = ConfigMapSync(responder, HttpClient.from_kubeconfig(Path(kubeconfig).read_text()), on_change=changed)
         sync.start()
 
     def ready(actual_port: int) -> None:
         url = f"https://{host}:{actual_port}"
+        config = extension_config_yaml(name, url, ca_bundle, {"extensionConfigName": name})
+        config_path = Path(cert_dir) / EXTENSION_CONFIG_FILE
+        config_path.write_text(config)
         print(f"Runtime Extension: {url}", flush=True)
         print(f"CA (caBundle): {ca_bundle}", flush=True)
-        print("ExtensionConfig:\n---\n" + extension_config_yaml(name, url, ca_bundle,
-                                                                  {"extensionConfigName": name}), flush=True)
+        print(f"ExtensionConfig (also in {config_path}):\n---\n" + config, flush=True)
 
+    sock = bind(host, port)
+    actual_port = sock.getsockname()[1]
+    # _Server drops the callers' idle keep-alive connections at SIGINT/SIGTERM instead of waiting them out.
+    server = _Server(create_app(responder), log_level="warning", on_started=lambda: ready(actual_port),
+                     tls=(str(Path(cert_dir) / CERT_FILE), str(Path(cert_dir) / KEY_FILE)))
+    server.port = actual_port
     try:
-        serve_forever(create_app(responder), host, port, on_ready=ready, log_level="warning",
-                      tls=(str(Path(cert_dir) / CERT_FILE), str(Path(cert_dir) / KEY_FILE)))
+        server.run(sockets=[sock])
     finally:
+        sock.close()
         if sync is not None:
             sync.stop()
     return 0
