@@ -318,7 +318,9 @@ def write_html(path: Path, run: dict[str, Any], scenarios: list[dict[str, Any]])
         f"<h2>{_e(area)}</h2>" + "".join(_scenario(s) for s in sorted(items, key=lambda s: _STATUS_ORDER[s["status"]]))
         for area, items in sorted(by_area.items())
     )
-    totals = ", ".join(f'<span class="{status}">{counts[status]} {status}</span>' for status in STATUSES)
+    # A count of zero is plain text: "0 failed" in red would read as an alarm.
+    totals = ", ".join(f'<span class="{status}">{counts[status]} {status}</span>' if counts[status]
+                       else f"0 {status}" for status in STATUSES)
     page = (
         "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">"
         f"<title>Lifecycle TCK conformance: {_e(target.get('name'))}</title><style>{_STYLE}</style></head><body>"
