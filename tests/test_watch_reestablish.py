@@ -4,6 +4,7 @@ resourceVersion; a failing list is retried on the virtual clock."""
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -49,12 +50,17 @@ def admin(served: Served) -> Iterator[httpx.Client]:
         yield session
 
 
-def _wait(condition: Callable[[], bool], what: str) -> None:
-    # The watch is a real stream read on a thread: poll it, with a deadline.
+def _wait(stream: Any, condition: Callable[[Any], bool], what: str) -> None:
+    """Wait (bounded) until ``condition(stream)`` holds: the watch is a real stream read on a thread,
+    which calls ``on_event`` when something arrives or the stream ends."""
+    arrived = threading.Event()
+    stream.on_event = arrived.set
     deadline = time.monotonic() + WAIT_SECONDS
-    while not condition():
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
-        time.sleep(0.01)
+    while not condition(stream):
+        remaining = deadline - time.monotonic()
+        assert remaining > 0, f"timed out waiting for {what}"
+        arrived.wait(remaining)
+        arrived.clear()
 
 
 def _configmap(name: str) -> dict[str, Any]:
@@ -81,7 +87,7 @@ def test_a_dropped_watch_is_reestablished_and_what_changed_meanwhile_is_delivere
     admin.post(FAULTS, json={"fault": "DropWatch", "resource": "configmaps", "count": 1, "afterEvents": 2})
     manager, recorder = _start(served)
     first = _stream(manager)
-    _wait(lambda: first.ended, "the server to end the first watch after two events")
+    _wait(first, lambda w: w.ended, "the server to end the first watch after two events")
     world.delete("v1", "ConfigMap", "removed", "default")
     world.create(_configmap("added"))
     manager.settle()
@@ -90,7 +96,7 @@ def test_a_dropped_watch_is_reestablished_and_what_changed_meanwhile_is_delivere
     assert second is not first and not second.ended
     recorder.seen.clear()
     world.create(_configmap("later"))
-    _wait(lambda: second.received > 0, "the new watch to deliver the next event")
+    _wait(second, lambda w: w.received > 0, "the new watch to deliver the next event")
     manager.settle()
     assert recorder.seen == ["later"]
 
@@ -101,9 +107,9 @@ def test_an_expired_resource_version_makes_the_watch_list_again(served: Served, 
     admin.post(FAULTS, json={"fault": "DropWatch", "resource": "configmaps", "count": 1, "afterEvents": 1})
     admin.post(FAULTS, json={"fault": "Expired", "resource": "configmaps", "verbs": ["watch"], "count": 1})
     manager, recorder = _start(served)
-    _wait(lambda: _stream(manager).ended, "the first watch to end")
+    _wait(_stream(manager), lambda w: w.ended, "the first watch to end")
     manager.settle()  # lists, and watches from the list's resourceVersion: that one is too old
-    _wait(lambda: _stream(manager).ended, "the 410 in the second watch")
+    _wait(_stream(manager), lambda w: w.ended, "the 410 in the second watch")
     world.create(_configmap("b"))
     manager.settle()  # lists again
     assert "b" in recorder.seen
@@ -117,7 +123,7 @@ def test_a_list_that_fails_is_tried_again_after_a_virtual_backoff(served: Served
     admin.post(FAULTS, json={"fault": "DropWatch", "resource": "configmaps", "count": 1})
     admin.post(FAULTS, json={"fault": "InternalError", "resource": "configmaps", "verbs": ["list"], "count": 1})
     manager, recorder = _start(served)
-    _wait(lambda: _stream(manager).ended, "the first watch to end")
+    _wait(_stream(manager), lambda w: w.ended, "the first watch to end")
     world.create(_configmap("meanwhile"))
     manager.settle()
     assert recorder.seen == [], "the list failed: nothing to deliver yet"

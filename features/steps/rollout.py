@@ -154,25 +154,23 @@ def given_recreate_rolled_out(ctx: ScenarioContext, ref: str, replicas: int) -> 
 
 @given(sentence('the Deployment "{ref:Q}" has the lifecycle hooks:'))
 def given_hooks(ctx: ScenarioContext, ref: str, datatable: list[list[str]]) -> None:
-    target = ctx.ref("Deployment", ref)
-    hooks = [hook_manifest(row) for row in _rows(datatable)]
-    ctx.setup(lambda: ctx.client.patch("apps/v1", "Deployment", target.name, {"spec": {"lifecycleHooks": hooks}},
-                                       namespace=target.namespace, patch_type=MERGE))
+    _set_spec(ctx, ref, {"lifecycleHooks": [hook_manifest(row) for row in _rows(datatable)]})
 
 
 @given(sentence('the Deployment "{ref:Q}" has a progress deadline of {seconds:Int} seconds'))
 def given_deadline(ctx: ScenarioContext, ref: str, seconds: int) -> None:
-    target = ctx.ref("Deployment", ref)
-    ctx.setup(lambda: ctx.client.patch("apps/v1", "Deployment", target.name,
-                                       {"spec": {"progressDeadlineSeconds": seconds}},
-                                       namespace=target.namespace, patch_type=MERGE))
+    _set_spec(ctx, ref, {"progressDeadlineSeconds": seconds})
 
 
 @given(sentence('the Deployment "{ref:Q}" keeps a revision history of {limit:Int}'))
 def given_history_limit(ctx: ScenarioContext, ref: str, limit: int) -> None:
+    _set_spec(ctx, ref, {"revisionHistoryLimit": limit})
+
+
+def _set_spec(ctx: ScenarioContext, ref: str, fields: dict[str, Any]) -> None:
+    """A Given: merge ``fields`` into the Deployment's spec, and let the world settle."""
     target = ctx.ref("Deployment", ref)
-    ctx.setup(lambda: ctx.client.patch("apps/v1", "Deployment", target.name,
-                                       {"spec": {"revisionHistoryLimit": limit}},
+    ctx.setup(lambda: ctx.client.patch("apps/v1", "Deployment", target.name, {"spec": fields},
                                        namespace=target.namespace, patch_type=MERGE))
 
 
