@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-from harness.apiserver.errors import StatusError
 from harness.client import InProcessClient
 from harness.clock import rfc3339
+from harness.kube.errors import StatusError
 from harness.world.disruption import go_label_selector, scaled_value
 from harness.world.world import World
 

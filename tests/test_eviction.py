@@ -8,9 +8,9 @@ from typing import Any
 import pytest
 
 from harness.apiserver import eviction
-from harness.apiserver.errors import StatusError
 from harness.client import InProcessClient
 from harness.clock import rfc3339
+from harness.kube.errors import StatusError
 from harness.world.world import World
 
 NS = "default"

@@ -16,8 +16,8 @@ from kubernetes.client.exceptions import ApiException
 from test_http_fixtures import Served, serving
 
 from harness import __main__ as cli
-from harness.apiserver.errors import StatusError
 from harness.apiserver.http.faults import FaultInjector, FaultRequest, chaos_rules, injector_of
+from harness.kube.errors import StatusError
 from harness.world.world import World
 
 FAULTS = "/harness/v1/faults"

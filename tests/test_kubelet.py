@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from harness.apiserver.errors import StatusError
 from harness.client import InProcessClient
+from harness.kube.errors import StatusError
 from harness.world.kubelet import (
     CSI_UNIQUE_NAME,
     NOT_READY_TAINT,

@@ -13,9 +13,9 @@ import pytest
 
 from controllers.machine.api import MACHINE_FINALIZER
 from controllers.machine.node_deletion import is_delete_node_allowed
-from harness.apiserver import errors as api_errors
 from harness.client import ApiError
 from harness.clock import rfc3339
+from harness.kube import errors as api_errors
 from harness.world.world import World
 
 NS = "default"

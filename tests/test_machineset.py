@@ -10,9 +10,9 @@ import pytest
 from controllers.machineset import delete_policy
 from controllers.machineset.api import format_label_value
 from controllers.machineset.webhooks import default_machine_set, validate_machine_set
-from harness.apiserver.errors import StatusError
 from harness.apiserver.http.faults import injector_of
 from harness.client import MERGE, find_in
+from harness.kube.errors import StatusError
 from harness.world.world import SYSTEM_USER, World
 
 CAPI = "cluster.x-k8s.io/v1beta1"

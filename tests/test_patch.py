@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from harness.apiserver import patch
-from harness.apiserver.errors import StatusError
+from harness.kube.errors import StatusError
 
 REJECTED = "the server rejected our request due to an error in our request"
 

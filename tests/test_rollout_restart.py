@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 from test_http_fixtures import Served, serving
 
-from harness.apiserver.errors import StatusError
 from harness.client import Request
+from harness.kube.errors import StatusError
 from harness.targets.process import ProcessScene
 from harness.world.http_scene import WorldServer
 from harness.world.scene import InProcessScene

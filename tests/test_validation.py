@@ -2,8 +2,15 @@
 
 from __future__ import annotations
 
-from harness.apiserver.errors import FieldError
 from harness.apiserver.validation import (
+    validate_pdb_spec,
+    validate_pod_spec,
+    validate_pod_update,
+    validate_volume_attachment,
+    validate_volume_attachment_update,
+)
+from harness.kube.errors import FieldError
+from harness.kube.validation import (
     is_dns1123_label,
     is_dns1123_subdomain,
     is_qualified_name,
@@ -13,11 +20,6 @@ from harness.apiserver.validation import (
     validate_namespace_name,
     validate_object_meta,
     validate_object_meta_update,
-    validate_pdb_spec,
-    validate_pod_spec,
-    validate_pod_update,
-    validate_volume_attachment,
-    validate_volume_attachment_update,
 )
 
 SUBDOMAIN_MSG = (

@@ -107,8 +107,8 @@ from controllers.machine.api import API_VERSION as CAPI_API_VERSION
 from controllers.machine.api import CLUSTER_KIND
 from controllers.runtime.api import API_VERSION as RUNTIME_API_VERSION
 from controllers.runtime.api import EXTENSION_CONFIG_KIND
-from harness.apiserver.selectors import label_selector_from_dict
 from harness.client import MERGE, WARNING, ApiError, Client, Controller, EventRecorder, Request, Result, find_in
+from harness.kube.selectors import label_selector_from_dict
 
 CONTROL_PLANE_INITIALIZED = "ControlPlaneInitialized"
 KUBECONFIG_SECRET = "{name}-kubeconfig"

@@ -19,10 +19,10 @@ from controllers.addons.api import (
     STOP_MATCHING_BEHAVIORS,
     SVELTOS_CLUSTER_KIND,
 )
-from harness.apiserver import errors as api_errors
-from harness.apiserver.errors import FieldError
 from harness.apiserver.resources import ResourceType
-from harness.apiserver.selectors import label_selector_from_dict
+from harness.kube import errors as api_errors
+from harness.kube.errors import FieldError
+from harness.kube.selectors import label_selector_from_dict
 
 CREATE = "CREATE"
 UPDATE = "UPDATE"

@@ -16,9 +16,9 @@ from typing import Any
 
 from controllers.machine.api import labels, meta
 from controllers.machine.errors import aggregate
-from harness.apiserver import errors as api_errors
-from harness.apiserver.errors import FieldError
-from harness.apiserver.selectors import label_selector_from_dict
+from harness.kube import errors as api_errors
+from harness.kube.errors import FieldError
+from harness.kube.selectors import label_selector_from_dict
 
 BEHAVIOR_DRAIN = "Drain"
 BEHAVIOR_SKIP = "Skip"

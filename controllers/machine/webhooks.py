@@ -36,9 +36,9 @@ from controllers.machine.api import (
 )
 from controllers.machine.errors import go_quote
 from harness.apiserver import crd
-from harness.apiserver import errors as api_errors
-from harness.apiserver.errors import FieldError, StatusError
 from harness.apiserver.resources import ResourceType
+from harness.kube import errors as api_errors
+from harness.kube.errors import FieldError, StatusError
 
 CREATE = "CREATE"
 UPDATE = "UPDATE"

@@ -14,8 +14,8 @@ from typing import Any
 
 from controllers.machine.api import API_VERSION, CLUSTER_KIND, meta
 from controllers.machine.errors import ReconcileError
-from harness.apiserver.selectors import label_selector_from_dict
 from harness.client import ApiError, Client
+from harness.kube.selectors import label_selector_from_dict
 
 GET_CLUSTER_ERROR = "failed to get Cluster {namespace}/{name}"
 MACHINE_SET_FINALIZER = "cluster.x-k8s.io/machineset"

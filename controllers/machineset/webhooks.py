@@ -41,9 +41,9 @@ from controllers.machineset.api import (
     selector_string,
 )
 from harness.apiserver import crd
-from harness.apiserver import errors as api_errors
-from harness.apiserver.errors import FieldError, StatusError
 from harness.apiserver.resources import ResourceType
+from harness.kube import errors as api_errors
+from harness.kube.errors import FieldError, StatusError
 
 MACHINE_SET_VALIDATION_WEBHOOK = "validation.machineset.cluster.x-k8s.io"
 MACHINE_DEPLOYMENT_VALIDATION_WEBHOOK = "validation.machinedeployment.cluster.x-k8s.io"

@@ -46,9 +46,9 @@ from controllers.runtime.api import (
     handler_name,
     hook_path,
 )
-from harness.apiserver.selectors import label_selector_from_dict
-from harness.apiserver.validation import is_dns1123_label
 from harness.client import ApiError, Client
+from harness.kube.selectors import label_selector_from_dict
+from harness.kube.validation import is_dns1123_label
 
 # Annotations cleanupCluster drops from the Cluster sent in a request.
 LAST_APPLIED_ANNOTATION = "kubectl.kubernetes.io/last-applied-configuration"

@@ -21,11 +21,11 @@ from typing import Any
 from controllers.machine.errors import go_quote
 from controllers.runtime.api import API_GROUP, DEFAULT_SERVICE_PORT, EXTENSION_CONFIG_KIND
 from harness.apiserver import crd
-from harness.apiserver import errors as api_errors
-from harness.apiserver.errors import FieldError, StatusError
 from harness.apiserver.resources import ResourceType
-from harness.apiserver.selectors import label_selector_from_dict
-from harness.apiserver.validation import is_dns1035_label, is_dns1123_label
+from harness.kube import errors as api_errors
+from harness.kube.errors import FieldError, StatusError
+from harness.kube.selectors import label_selector_from_dict
+from harness.kube.validation import is_dns1035_label, is_dns1123_label
 
 CREATE = "CREATE"
 UPDATE = "UPDATE"

@@ -29,10 +29,11 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
-from harness.apiserver import builtins, errors, validation
-from harness.apiserver.errors import FieldError
+from harness.apiserver import builtins
 from harness.apiserver.resources import ResourceType
 from harness.apiserver.store import clone
+from harness.kube import errors, validation
+from harness.kube.errors import FieldError
 
 if TYPE_CHECKING:
     from harness.apiserver.server import APIServer

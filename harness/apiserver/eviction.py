@@ -30,9 +30,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from harness.apiserver import builtins, errors, selectors
+from harness.apiserver import builtins
 from harness.apiserver.server import APIServer
 from harness.apiserver.store import clone
+from harness.kube import errors, selectors
 
 # -- Eviction API facts (policy/v1, eviction.go) ------------------------------------------------------
 

@@ -20,7 +20,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from harness.apiserver.errors import (
+from harness.kube.errors import (
     StatusError,
     bad_request,
     request_entity_too_large,

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from harness.apiserver import errors
+from harness.kube import errors
 
 VERBS_ALL = ("create", "delete", "deletecollection", "get", "list", "patch", "update", "watch")
 

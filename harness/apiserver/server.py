@@ -16,12 +16,14 @@ import uuid
 from collections.abc import Callable
 from typing import Any
 
-from harness.apiserver import builtins, crd, defaults, errors, patch, selectors, validation
+from harness.apiserver import builtins, crd, defaults, patch, validation
 from harness.apiserver.audit import AuditLog
 from harness.apiserver.resources import Registry, ResourceType
 from harness.apiserver.store import Store, clone
 from harness.apiserver.watch import Watch
 from harness.clock import VirtualClock
+from harness.kube import errors, selectors
+from harness.kube import validation as kube_validation
 
 FOREGROUND_FINALIZER = "foregroundDeletion"
 ORPHAN_FINALIZER = "orphan"
@@ -219,9 +221,9 @@ class APIServer:
         return obj
 
     def _validate(self, rt: ResourceType, obj: dict[str, Any], old: dict[str, Any] | None) -> None:
-        errs = validation.validate_object_meta(obj, namespaced=rt.namespaced, name_rule=rt.name_rule)
+        errs = kube_validation.validate_object_meta(obj, namespaced=rt.namespaced, name_rule=rt.name_rule)
         if old is not None:
-            errs += validation.validate_object_meta_update(obj, old)
+            errs += kube_validation.validate_object_meta_update(obj, old)
         errs += self._validate_kind(rt, obj, old)
         if errs:
             raise errors.invalid_object(rt.kind, rt.group, _meta(obj).get("name", ""), errs)

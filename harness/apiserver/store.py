@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections import deque
 from typing import Any
 
-from harness.apiserver import errors
 from harness.apiserver.watch import ADDED, DELETED, MODIFIED, Watch
+from harness.kube import errors
 
 # The watch cache's history window, in events. Older resourceVersions get 410 Expired.
 DEFAULT_HISTORY = 200_000

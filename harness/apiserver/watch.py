@@ -11,7 +11,7 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any
 
-from harness.apiserver import errors
+from harness.kube import errors
 
 ADDED = "ADDED"
 MODIFIED = "MODIFIED"

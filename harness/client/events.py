@@ -6,9 +6,9 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
-from harness.apiserver.errors import StatusError
 from harness.client.interface import Client
 from harness.clock import rfc3339
+from harness.kube.errors import StatusError
 
 NORMAL = "Normal"
 WARNING = "Warning"

@@ -21,8 +21,8 @@ from urllib.parse import urlparse
 import httpx
 import yaml
 
-from harness.apiserver.errors import StatusError, status
 from harness.client.interface import MERGE
+from harness.kube.errors import StatusError, status
 
 ADMIN_PATH = "/harness/v1"
 AUDIT_ID_HEADER = "Audit-Id"

@@ -11,12 +11,12 @@ from typing import Any
 
 from harness.apiserver import eviction
 from harness.apiserver.clusters import ClusterSet, cluster_from_url, server_from_kubeconfig
-from harness.apiserver.errors import StatusError
 from harness.apiserver.resources import ResourceType
 from harness.apiserver.server import APIServer
 from harness.apiserver.store import clone
 from harness.apiserver.watch import Watch
 from harness.client.interface import MERGE
+from harness.kube.errors import StatusError
 
 
 class InProcessWatch:

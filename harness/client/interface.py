@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Protocol
 
-from harness.apiserver.errors import StatusError
+from harness.kube.errors import StatusError
 
 ApiError = StatusError
 

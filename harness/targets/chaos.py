@@ -25,8 +25,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from harness.apiserver.errors import OPTIMISTIC_LOCK_MESSAGE
 from harness.apiserver.http.faults import INTERNAL_ERROR_TEXT, TOO_MANY_REQUESTS_MESSAGE
+from harness.kube.errors import OPTIMISTIC_LOCK_MESSAGE
 from harness.world.scene import Scene
 
 # Retries of failed requests are ridden out however far their backoff has grown (a key that failed for

@@ -43,9 +43,9 @@ from harness.apiserver.eviction import (
     set_status_condition,
     update_disruption_allowed_condition,
 )
-from harness.apiserver.selectors import label_selector_from_dict
 from harness.client import NORMAL, WARNING, ApiError, Client, Controller, EventRecorder, Request, Result, find_in
 from harness.clock import parse_rfc3339, rfc3339
+from harness.kube.selectors import label_selector_from_dict
 
 PDB_API_VERSION = "policy/v1"
 PDB_KIND = "PodDisruptionBudget"

@@ -40,9 +40,9 @@ from typing import Any
 import yaml
 
 from controllers.machine.api import PRE_DRAIN_DELETE_HOOK_PREFIX, PRE_TERMINATE_DELETE_HOOK_PREFIX
-from harness.apiserver.selectors import label_selector_from_dict
 from harness.client import JSON_PATCH, ApiError, Client, Controller, Request, Result, find_in
 from harness.clock import parse_rfc3339
+from harness.kube.selectors import label_selector_from_dict
 
 MACHINE_API_VERSION = "cluster.x-k8s.io/v1beta1"
 MACHINE_KIND = "Machine"

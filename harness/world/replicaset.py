@@ -17,9 +17,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from harness.apiserver.selectors import LabelSelector, label_selector_from_dict
 from harness.client import NORMAL, WARNING, ApiError, Client, Controller, EventRecorder, Request, Result
 from harness.clock import parse_rfc3339, rfc3339
+from harness.kube.selectors import LabelSelector, label_selector_from_dict
 from harness.world.kubelet import PENDING, POD_READY, RUNNING, pod_condition, pod_is_terminal
 
 API_VERSION = "apps/v1"

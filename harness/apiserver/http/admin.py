@@ -51,13 +51,13 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import Response
 
-from harness.apiserver import errors
 from harness.apiserver.clusters import MANAGEMENT, cluster_path
 from harness.apiserver.http import bodies, faults, options
 from harness.apiserver.http.protocol import ServedWorld
 from harness.apiserver.http.responses import json_response, method_not_allowed, path_not_found
 from harness.apiserver.http.watchstream import WatchHub
 from harness.clock import rfc3339
+from harness.kube import errors
 
 ADMIN_PREFIX = "/harness/v1"
 SECONDS_INVALID = 'body must be a JSON object with "seconds": a number >= 0, or "to": a time in Unix seconds'

@@ -20,7 +20,6 @@ from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
 from starlette.routing import Route
 
-from harness.apiserver import errors
 from harness.apiserver.clusters import MANAGEMENT, cluster_path
 from harness.apiserver.http import admin, auth, discovery, faults, openapi, requestinfo
 from harness.apiserver.http.protocol import ServedWorld
@@ -34,6 +33,7 @@ from harness.apiserver.http.responses import (
 from harness.apiserver.http.routes import Call, serve_api
 from harness.apiserver.http.version import HEALTH_PATHS, HEALTHY, VERSION_INFO
 from harness.apiserver.http.watchstream import WatchHub
+from harness.kube import errors
 
 log = logging.getLogger("lifecycle_tck.http")
 

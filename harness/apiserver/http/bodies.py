@@ -15,9 +15,10 @@ from typing import Any
 import yaml
 from starlette.requests import Request
 
-from harness.apiserver import errors, patch
+from harness.apiserver import patch
 from harness.apiserver.http import protobuf
 from harness.apiserver.http.negotiation import JSON, YAML, parse_media_type
+from harness.kube import errors
 
 MAX_BODY_BYTES = 3 * 1024 * 1024
 TOO_LARGE_MESSAGE = "Request entity too large: limit is {}"

@@ -12,10 +12,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from harness.apiserver import selectors
 from harness.apiserver.http import jsonpath
 from harness.apiserver.resources import ResourceType
 from harness.clock import parse_rfc3339
+from harness.kube import selectors
 
 NONE = "<none>"
 UNKNOWN = "<unknown>"

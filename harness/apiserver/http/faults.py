@@ -50,7 +50,7 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
-from harness.apiserver import errors
+from harness.kube import errors
 
 CONFLICT = "Conflict"
 TOO_MANY_REQUESTS = "TooManyRequests"

@@ -7,7 +7,7 @@ from typing import Any
 
 from starlette.datastructures import QueryParams
 
-from harness.apiserver import errors
+from harness.kube import errors
 
 DRY_RUN_ALL = "All"
 META_GROUP = "meta.k8s.io"

@@ -19,8 +19,8 @@ import base64
 from dataclasses import dataclass, field
 from typing import Any
 
-from harness.apiserver import errors
 from harness.clock import rfc3339
+from harness.kube import errors
 
 PROTOBUF = "application/vnd.kubernetes.protobuf"
 MAGIC = b"k8s\x00"

@@ -13,8 +13,8 @@ from typing import Any
 
 from starlette.responses import Response
 
-from harness.apiserver import errors
 from harness.apiserver.http.negotiation import JSON
+from harness.kube import errors
 
 log = logging.getLogger("lifecycle_tck.http")
 

@@ -15,7 +15,7 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import Response
 
-from harness.apiserver import errors, eviction, patch
+from harness.apiserver import eviction, patch
 from harness.apiserver.http import bodies, discovery, faults, options
 from harness.apiserver.http.negotiation import parse_accept
 from harness.apiserver.http.protocol import ServedWorld
@@ -43,6 +43,7 @@ from harness.apiserver.http.watchstream import (
 from harness.apiserver.resources import ResourceType
 from harness.apiserver.server import APIServer
 from harness.apiserver.watch import ADDED, DELETED, MODIFIED
+from harness.kube import errors
 
 # Which methods each subresource answers ("" is the resource itself).
 _SUBRESOURCE_METHODS = {

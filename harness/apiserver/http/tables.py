@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from harness.apiserver import errors
 from harness.apiserver.http.columns import Printer, printer_for
 from harness.apiserver.http.negotiation import MediaType
 from harness.apiserver.resources import ResourceType
+from harness.kube import errors
 
 TABLE_GROUP = "meta.k8s.io"
 TABLE_KIND = "Table"

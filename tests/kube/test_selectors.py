@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from harness.apiserver import selectors
-from harness.apiserver.errors import StatusError
+from harness.kube import selectors
+from harness.kube.errors import StatusError
 
 LABELS = {"app": "web", "tier": "frontend", "env": "prod"}
 

@@ -16,8 +16,8 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from harness.apiserver.errors import bad_request
-from harness.apiserver.validation import is_qualified_name, is_valid_label_value
+from harness.kube.errors import bad_request
+from harness.kube.validation import is_qualified_name, is_valid_label_value
 
 
 def _go_string(value: str) -> str:

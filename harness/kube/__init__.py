@@ -1,0 +1,8 @@
+"""The Kubernetes vocabulary every layer of the kit shares, the role apimachinery plays upstream.
+
+One module per concept; this package imports nothing else of the project (import-linter checks it).
+"""
+
+from harness.kube import errors, selectors, validation
+
+__all__ = ["errors", "selectors", "validation"]
