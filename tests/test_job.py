@@ -58,7 +58,7 @@ def test_job_pod_is_created_from_the_template_with_the_outcome_knobs() -> None:
     assert meta["finalizers"] == ["batch.kubernetes.io/job-tracking"]
     assert meta["ownerReferences"][0]["uid"] == job["metadata"]["uid"]
     assert meta["ownerReferences"][0]["controller"] is True
-    assert meta["annotations"]["harness.test/run-seconds"] == "90s"
+    assert meta["annotations"]["harness.test/run-seconds"] == "1m30s"  # written as Go prints a Duration
     assert meta["annotations"]["harness.test/exit-code"] == "0"
     assert pod["spec"]["restartPolicy"] == "Never"
     assert status(client) == {"startTime": "2026-01-01T00:00:00Z", "active": 1, "ready": 1, "terminating": 0,

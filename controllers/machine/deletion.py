@@ -58,7 +58,8 @@ from controllers.machine.node_deletion import (
 from controllers.machine.scope import Scope
 from controllers.machine.volume_detach import VOLUME_DETACH_RETRY_INTERVAL, wait_for_node_volumes
 from harness.client import NORMAL, WARNING, ApiError
-from harness.clock import parse_duration, parse_rfc3339, rfc3339
+from harness.clock import parse_rfc3339, rfc3339
+from harness.kube.duration import duration_seconds
 
 # At most one pass through the sequence per second per Machine (reconcileDeleteCache).
 RECONCILE_DELETE_INTERVAL = 1.0
@@ -107,7 +108,7 @@ def _timeout_exceeded(machine: dict[str, Any], timeout_field: str, start_field: 
     timeout = (machine.get("spec") or {}).get(timeout_field)
     if not deletion or not timeout:
         return False
-    seconds = parse_duration(str(timeout))
+    seconds = duration_seconds(str(timeout))
     if seconds <= 0:
         return False
     start = deletion.get(start_field)

@@ -26,7 +26,8 @@ from controllers.machine.api import is_deleting, key, meta
 from controllers.machine.errors import ReconcileError
 from controllers.machine.noderef import node_by_provider_id, node_reference
 from harness.client import ApiError, Client
-from harness.clock import parse_duration, parse_rfc3339
+from harness.clock import parse_rfc3339
+from harness.kube.duration import duration_seconds
 
 ERR_NIL_NODE_REF = "noderef is nil"
 ERR_NO_CONTROL_PLANE_NODES = "no control plane members"
@@ -127,7 +128,7 @@ def node_deletion_timed_out(machine: dict[str, Any], now: float) -> bool:
     timeout = (machine.get("spec") or {}).get("nodeDeletionTimeout")
     if not timeout:
         return False
-    seconds = parse_duration(str(timeout))
+    seconds = duration_seconds(str(timeout))
     if seconds == 0:
         return False
     deleted = parse_rfc3339(str(meta(machine).get("deletionTimestamp")))

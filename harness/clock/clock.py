@@ -57,32 +57,3 @@ def parse_rfc3339(text: str) -> float:
     if value.endswith("Z"):
         value = value[:-1] + "+00:00"
     return datetime.fromisoformat(value).timestamp()
-
-
-def parse_duration(text: str | int | float) -> float:
-    """Seconds in a Go-style duration (``90s``, ``5m``, ``1h30m``, ``250ms``) or a bare number."""
-    if isinstance(text, (int, float)):
-        return float(text)
-    value = text.strip()
-    try:
-        return float(value)
-    except ValueError:
-        pass
-    units = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0}
-    total, number = 0.0, ""
-    i = 0
-    while i < len(value):
-        ch = value[i]
-        if ch.isdigit() or ch == ".":
-            number += ch
-            i += 1
-            continue
-        unit = "ms" if value.startswith("ms", i) else ch
-        if unit not in units or not number:
-            raise ValueError(f"invalid duration {text!r}")
-        total += float(number) * units[unit]
-        number = ""
-        i += len(unit)
-    if number:
-        raise ValueError(f"invalid duration {text!r}: missing unit")
-    return total

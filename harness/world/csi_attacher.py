@@ -40,7 +40,8 @@ from collections.abc import Iterable
 from typing import Any
 
 from harness.client import ApiError, Client, Controller, Request, Result, find_in
-from harness.clock import parse_duration, parse_rfc3339, rfc3339
+from harness.clock import parse_rfc3339, rfc3339
+from harness.kube.duration import duration_seconds
 from harness.world.kubelet import CSI_UNIQUE_NAME, pod_csi_volumes
 
 VA_API_VERSION = "storage.k8s.io/v1"
@@ -338,7 +339,7 @@ class CSIAttacher(Controller):
         delay = self.detach_delay
         if annotations.get(DETACH_DELAY_ANNOTATION):
             with contextlib.suppress(ValueError):  # an unreadable knob leaves the default
-                delay = max(0.0, parse_duration(annotations[DETACH_DELAY_ANNOTATION]))
+                delay = max(0.0, duration_seconds(annotations[DETACH_DELAY_ANNOTATION]))
         remaining = parse_rfc3339(meta["deletionTimestamp"]) + delay - self.now()
         if remaining > 0:
             return True, remaining

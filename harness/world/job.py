@@ -26,7 +26,8 @@ from collections.abc import Iterable
 from typing import Any
 
 from harness.client import NORMAL, STRATEGIC, WARNING, ApiError, Client, Controller, EventRecorder, Request, Result
-from harness.clock import parse_duration, parse_rfc3339, rfc3339
+from harness.clock import parse_rfc3339, rfc3339
+from harness.kube.duration import duration_seconds, format_seconds
 from harness.world.kubelet import (
     EXIT_CODE_ANNOTATION,
     FAILED,
@@ -230,10 +231,10 @@ class JobController(Controller):
         annotations = dict(meta.get("annotations") or {})
         result = annotations.get(JOB_RESULT_ANNOTATION, JOB_RESULT_SUCCEEDED)
         try:
-            duration = parse_duration(annotations.get(JOB_DURATION_ANNOTATION, "0s"))
+            duration = duration_seconds(annotations.get(JOB_DURATION_ANNOTATION, "0s"))
         except ValueError:
             duration = 0.0
-        annotations.setdefault(RUN_SECONDS_ANNOTATION, f"{duration:g}s")
+        annotations.setdefault(RUN_SECONDS_ANNOTATION, format_seconds(duration))
         annotations.setdefault(EXIT_CODE_ANNOTATION, "1" if result == JOB_RESULT_FAILED else "0")
         meta["annotations"] = annotations
         created = self.client.create(pod)

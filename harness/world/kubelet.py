@@ -39,7 +39,8 @@ from collections.abc import Iterable
 from typing import Any
 
 from harness.client import ApiError, Client, Controller, Request, Result
-from harness.clock import parse_duration, parse_rfc3339, rfc3339
+from harness.clock import parse_rfc3339, rfc3339
+from harness.kube.duration import duration_seconds
 
 # -- knobs ------------------------------------------------------------------------------------------
 READY_DELAY_ANNOTATION = "harness.test/ready-delay"
@@ -186,7 +187,7 @@ def _duration(value: Any) -> float | None:
     if value is None or value == "":
         return None
     try:
-        return max(0.0, parse_duration(value))
+        return max(0.0, duration_seconds(value))
     except ValueError:
         return None
 

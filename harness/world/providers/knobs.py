@@ -13,7 +13,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from harness.clock import parse_duration, parse_rfc3339
+from harness.clock import parse_rfc3339
+from harness.kube.duration import duration_seconds
 
 PROVISION_DELAY_ANNOTATION = "harness.test/provision-delay"
 DELETION_DELAY_ANNOTATION = "harness.test/deletion-delay"
@@ -30,7 +31,7 @@ def _delay(obj: dict[str, Any], annotation: str) -> float:
     if not value:
         return 0.0
     try:
-        return max(0.0, parse_duration(value))
+        return max(0.0, duration_seconds(value))
     except ValueError:
         return 0.0
 
