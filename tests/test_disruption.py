@@ -11,7 +11,7 @@ import pytest
 from harness.client import InProcessClient
 from harness.clock import rfc3339
 from harness.kube.errors import StatusError
-from harness.world.disruption import go_label_selector, scaled_value
+from harness.world.disruption import go_label_selector
 from harness.world.world import World
 
 NS = "default"
@@ -146,13 +146,6 @@ def test_pdb_status_arithmetic(world: World, client: InProcessClient, case: Case
     assert (cond["status"], cond["reason"]) == expected
     assert cond["observedGeneration"] == 1
     assert status(client)["observedGeneration"] == 1
-
-
-@pytest.mark.parametrize("value,total,expected", [
-    (3, 10, 3), ("50%", 3, 2), ("34%", 3, 2), ("100%", 7, 7), ("0%", 9, 0), ("1%", 1, 1),
-])
-def test_scaled_values_round_percentages_up(value: Any, total: int, expected: int) -> None:
-    assert scaled_value(value, total) == expected
 
 
 def test_bare_pods_under_a_scale_based_budget_raise_unmanaged_pods(world: World, client: InProcessClient) -> None:

@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from controllers.rollout.hooks import job_name
-from controllers.rollout.intstr import (
+from controllers.rollout.fenceposts import (
     daemon_set_fenceposts,
     deployment_fenceposts,
-    scaled_value,
     stateful_set_max_unavailable,
 )
+from controllers.rollout.hooks import job_name
 from controllers.rollout.points import groups, resolve
 
 
@@ -43,12 +42,6 @@ def test_daemon_set_fenceposts_round_both_up_and_stateful_sets_floor_to_at_least
     assert stateful_set_max_unavailable("30%", 5) == 1
     assert stateful_set_max_unavailable("50%", 5) == 2
     assert stateful_set_max_unavailable(None, 5) == 1
-
-
-def test_scaled_value_refuses_what_is_not_an_int_or_a_percentage() -> None:
-    with pytest.raises(ValueError):
-        scaled_value("half", 4, round_up=True)
-    assert scaled_value("50%", 5, round_up=False) == 2
 
 
 def test_hook_job_names_are_deterministic_and_fit_a_label() -> None:

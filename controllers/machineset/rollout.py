@@ -7,7 +7,6 @@ template, in-place mutable fields aside), revisions and the template hash.
 from __future__ import annotations
 
 import json
-import math
 from typing import Any
 
 from controllers.machine.api import group_of, meta
@@ -25,24 +24,12 @@ from controllers.machineset.api import (
     replicas,
     status_int,
 )
+from harness.kube.intstr import scaled_value
 
 # Annotations of a MachineDeployment that its MachineSets do not get (annotationsToSkip).
 SKIPPED_ANNOTATIONS = (LAST_APPLIED_CONFIGURATION_ANNOTATION, REVISION_ANNOTATION, REVISION_HISTORY_ANNOTATION,
                        DESIRED_REPLICAS_ANNOTATION, MAX_REPLICAS_ANNOTATION, CONVERSION_DATA_ANNOTATION)
 UNSUPPORTED_STRATEGY = "failed to compute replicas: deployment strategy {strategy} isn't supported"
-
-
-def scaled_value(value: Any, total: int, round_up: bool) -> int:
-    """``intstr.GetScaledValueFromIntOrPercent``: an int as is, ``N%`` of ``total`` rounded up or down.
-    Raises ValueError for anything else."""
-    if isinstance(value, bool):
-        raise ValueError("invalid type: neither int nor percentage")
-    if isinstance(value, int):
-        return value
-    if isinstance(value, str) and value.endswith("%") and value[:-1].lstrip("-").isdigit():
-        exact = int(value[:-1]) * total / 100
-        return math.ceil(exact) if round_up else math.floor(exact)
-    raise ValueError("invalid value for IntOrString: invalid type: string is not a percentage")
 
 
 def strategy(md: dict[str, Any]) -> dict[str, Any]:
@@ -56,8 +43,8 @@ def is_rolling_update(md: dict[str, Any]) -> bool:
 
 def resolve_fenceposts(max_surge: Any, max_unavailable: Any, desired: int) -> tuple[int, int]:
     """``ResolveFenceposts``: (surge, unavailable); both 0 becomes 0 and 1."""
-    surge = scaled_value(max_surge, desired, True)
-    unavailable = scaled_value(max_unavailable, desired, False)
+    surge = scaled_value(max_surge, desired, round_up=True)
+    unavailable = scaled_value(max_unavailable, desired, round_up=False)
     if surge == 0 and unavailable == 0:
         unavailable = 1
     return surge, unavailable
@@ -97,7 +84,7 @@ def new_ms_new_replicas(md: dict[str, Any], all_sets: list[dict[str, Any]], new_
     current = total_replicas(all_sets)
     kind = strategy(md).get("type")
     if kind == ROLLING_UPDATE:
-        surge = scaled_value((strategy(md).get("rollingUpdate") or {}).get("maxSurge"), wanted, True)
+        surge = scaled_value((strategy(md).get("rollingUpdate") or {}).get("maxSurge"), wanted, round_up=True)
         most = wanted + surge
         if current >= most:
             return new_replicas

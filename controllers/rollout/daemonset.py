@@ -54,8 +54,8 @@ from controllers.rollout.controller_revisions import (
     sync_history,
     truncate_history,
 )
+from controllers.rollout.fenceposts import daemon_set_fenceposts
 from controllers.rollout.hooks import Gate, HookRunner, Revision, job_mapper, read_state
-from controllers.rollout.intstr import daemon_set_fenceposts
 from controllers.rollout.pods import (
     NODE,
     POD,

@@ -58,8 +58,8 @@ from controllers.rollout.api import (
     status,
     template_without,
 )
+from controllers.rollout.fenceposts import deployment_fenceposts
 from controllers.rollout.hooks import Gate, HookRunner, Revision, job_mapper
-from controllers.rollout.intstr import deployment_fenceposts
 from controllers.rollout.points import resolve
 from controllers.rollout.revisions import revision_of, template_hash, templates_equal
 from harness.client import MERGE, NORMAL, ApiError, Client, Controller, EventRecorder, Request, Result, find_in

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
-from controllers.rollout.intstr import is_percent, percent_of
+from harness.kube.intstr import is_percent, percent_of
 
 
 @dataclass(frozen=True, order=True)

@@ -61,8 +61,8 @@ from controllers.rollout.controller_revisions import (
     sync_history,
     truncate_history,
 )
+from controllers.rollout.fenceposts import stateful_set_max_unavailable
 from controllers.rollout.hooks import Gate, HookRunner, Revision, job_mapper, read_state
-from controllers.rollout.intstr import stateful_set_max_unavailable
 from controllers.rollout.pods import POD, V1, available_in, is_failed, is_running_and_ready, is_terminating
 from controllers.rollout.status import with_hook_condition, write_status
 from harness.client import NORMAL, WARNING, ApiError, Client, Controller, EventRecorder, Request, Result, find_in

@@ -34,11 +34,11 @@ from controllers.rollout.api import (
     STATEFUL_SET,
     TRIGGER_TYPES,
 )
-from controllers.rollout.intstr import is_percent, percent_of
 from harness.apiserver.resources import ResourceType
 from harness.apiserver.validation import validate_pod_spec
 from harness.kube import errors as api_errors
 from harness.kube.errors import FieldError
+from harness.kube.intstr import is_percent, percent_of
 from harness.kube.validation import is_dns1123_label
 
 CREATE = "CREATE"

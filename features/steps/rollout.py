@@ -34,7 +34,7 @@ from controllers.rollout.api import (
     REVISION_ANNOTATION,
 )
 from controllers.rollout.controller_revisions import revision_template
-from controllers.rollout.intstr import daemon_set_fenceposts, deployment_fenceposts, stateful_set_max_unavailable
+from controllers.rollout.fenceposts import daemon_set_fenceposts, deployment_fenceposts, stateful_set_max_unavailable
 from controllers.rollout.points import resolve
 from features.steps.context import TYPES, ScenarioContext, sentence
 from features.steps.objects import PAUSE_IMAGE

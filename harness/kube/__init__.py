@@ -3,6 +3,6 @@
 One module per concept; this package imports nothing else of the project (import-linter checks it).
 """
 
-from harness.kube import duration, errors, selectors, validation
+from harness.kube import duration, errors, intstr, selectors, validation
 
-__all__ = ["duration", "errors", "selectors", "validation"]
+__all__ = ["duration", "errors", "intstr", "selectors", "validation"]

@@ -45,6 +45,7 @@ from harness.apiserver.eviction import (
 )
 from harness.client import NORMAL, WARNING, ApiError, Client, Controller, EventRecorder, Request, Result, find_in
 from harness.clock import parse_rfc3339, rfc3339
+from harness.kube.intstr import IntOrStringError, scaled_value
 from harness.kube.selectors import label_selector_from_dict
 
 PDB_API_VERSION = "policy/v1"
@@ -83,9 +84,6 @@ NO_CONTROLLERS_MSG = 'found no controllers for pod "{}"'
 NO_SCALE_MSG = "{} does not implement the scale subresource"
 NO_KIND_MATCH_MSG = 'no matches for kind "{}" in version "{}"'
 BAD_GROUP_VERSION_MSG = "unexpected GroupVersion string: {}"
-NOT_A_PERCENTAGE_MSG = "invalid value for IntOrString: invalid type: string is not a percentage"
-BAD_PERCENTAGE_MSG = 'invalid value for IntOrString: invalid value "{}": strconv.Atoi: parsing "{}": invalid syntax'
-NEITHER_INT_NOR_PERCENT_MSG = "invalid value for IntOrString: invalid type: neither int nor percentage"
 
 Scale = tuple[str, int]  # (controller UID, replicas)
 
@@ -129,21 +127,12 @@ def _replicas(obj: dict[str, Any]) -> int:
     return 1 if value is None else int(value)
 
 
-def scaled_value(value: Any, total: int) -> int:
-    """``intstr.GetScaledValueFromIntOrPercent(value, total, roundUp=true)``: an int as is, ``"P%"``
-    as ``ceil(P * total / 100)``; other strings raise :class:`SyncError` with upstream's text."""
-    if isinstance(value, int) and not isinstance(value, bool):
-        return value
-    if isinstance(value, str):
-        if not value.endswith("%"):
-            raise SyncError(NOT_A_PERCENTAGE_MSG)
-        digits = value[:-1]
-        try:
-            percent = int(digits)
-        except ValueError:
-            raise SyncError(BAD_PERCENTAGE_MSG.format(value, digits)) from None
-        return -(-percent * total // 100)
-    raise SyncError(NEITHER_INT_NOR_PERCENT_MSG)
+def _scaled_up(value: Any, total: int) -> int:
+    """``GetScaledValueFromIntOrPercent(value, total, roundUp=true)``; upstream's error text as a :class:`SyncError`."""
+    try:
+        return scaled_value(value, total, round_up=True)
+    except IntOrStringError as err:
+        raise SyncError(str(err)) from None
 
 
 def go_label_selector(selector: dict[str, Any] | None) -> str:
@@ -354,14 +343,14 @@ class DisruptionController(Controller):
         expected, desired, unmanaged = 0, 0, []
         if spec.get("maxUnavailable") is not None:
             expected, unmanaged = self._expected_scale(pods)
-            desired = max(0, expected - scaled_value(spec["maxUnavailable"], expected))
+            desired = max(0, expected - _scaled_up(spec["maxUnavailable"], expected))
         elif spec.get("minAvailable") is not None:
             min_available = spec["minAvailable"]
             if isinstance(min_available, int) and not isinstance(min_available, bool):
                 expected, desired = len(pods), min_available
             else:
                 expected, unmanaged = self._expected_scale(pods)
-                desired = scaled_value(min_available, expected)
+                desired = _scaled_up(min_available, expected)
         return expected, desired, unmanaged
 
     def _expected_scale(self, pods: list[dict[str, Any]]) -> tuple[int, list[str]]:
