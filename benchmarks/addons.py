@@ -21,10 +21,10 @@ import yaml
 from benchmarks.timing import report
 from controllers.addons.api import CLUSTER_PROFILE_KIND, CLUSTER_SUMMARY_KIND, CONFIG_API_VERSION
 from harness.client import Client
+from harness.kube.names.capi import CLUSTER_API_VERSION
+from harness.kube.names.core import DEFAULT_NAMESPACE
 from harness.world.world import World
 
-NS = "default"
-CAPI = "cluster.x-k8s.io/v1beta1"
 HOLD = "benchmark.test/hold"
 
 
@@ -35,24 +35,46 @@ def _setup(clusters: int, profiles: int) -> tuple[World, Client]:
     world = World(audit=True, controllers=["addons"], simulators=[])
     client = world.client()
     for p in range(profiles):
-        manifest = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": f"p{p}-addon", "namespace": NS}}
+        manifest = {
+            "apiVersion": "v1",
+            "kind": "ConfigMap",
+            "metadata": {"name": f"p{p}-addon", "namespace": DEFAULT_NAMESPACE},
+        }
         client.create({"apiVersion": "v1", "kind": "ConfigMap",
-                       "metadata": {"name": f"p{p}-manifests", "namespace": NS},
+                       "metadata": {"name": f"p{p}-manifests", "namespace": DEFAULT_NAMESPACE},
                        "data": {"addon.yaml": yaml.safe_dump(manifest)}})
-        client.create({"apiVersion": CONFIG_API_VERSION, "kind": CLUSTER_PROFILE_KIND, "metadata": {"name": f"p{p}"},
-                       "spec": {"clusterSelector": {"matchLabels": {"env": "bench"}},
-                                "dependsOn": [f"p{d}" for d in (p - 1, p - 2) if d >= 0],
-                                "policyRefs": [{"kind": "ConfigMap", "namespace": NS, "name": f"p{p}-manifests"}]}})
+        client.create(
+            {
+                "apiVersion": CONFIG_API_VERSION,
+                "kind": CLUSTER_PROFILE_KIND,
+                "metadata": {"name": f"p{p}"},
+                "spec": {
+                    "clusterSelector": {"matchLabels": {"env": "bench"}},
+                    "dependsOn": [f"p{d}" for d in (p - 1, p - 2) if d >= 0],
+                    "policyRefs": [{"kind": "ConfigMap", "namespace": DEFAULT_NAMESPACE, "name": f"p{p}-manifests"}],
+                },
+            }
+        )
     for c in range(clusters):
-        cluster = client.create({"apiVersion": CAPI, "kind": "Cluster",
-                                 "metadata": {"name": f"c{c}", "namespace": NS, "labels": {"env": "bench"},
-                                              "finalizers": [HOLD]}, "spec": {}})
+        cluster = client.create(
+            {
+                "apiVersion": CLUSTER_API_VERSION,
+                "kind": "Cluster",
+                "metadata": {
+                    "name": f"c{c}",
+                    "namespace": DEFAULT_NAMESPACE,
+                    "labels": {"env": "bench"},
+                    "finalizers": [HOLD],
+                },
+                "spec": {},
+            }
+        )
         cluster["status"] = {"conditions": [{"type": "ControlPlaneInitialized", "status": "True",
                                              "lastTransitionTime": "2026-01-01T00:00:00Z"}]}
         client.update_status(cluster)
         world.settle()
     world.settle()
-    summaries = client.list(CONFIG_API_VERSION, CLUSTER_SUMMARY_KIND, NS)["items"]
+    summaries = client.list(CONFIG_API_VERSION, CLUSTER_SUMMARY_KIND, DEFAULT_NAMESPACE)["items"]
     deployed = [s for s in summaries if ((s.get("status") or {}).get("featureSummaries") or [{}])[0].get(
         "status") == "Provisioned"]
     assert len(deployed) == clusters * profiles, f"{len(deployed)} of {clusters * profiles} deployed"
@@ -65,10 +87,10 @@ def delete_clusters(clusters: int, profiles: int) -> float:
     mark = len(world.audit)
     start = time.perf_counter()
     for c in range(clusters):
-        client.delete(CAPI, "Cluster", f"c{c}", NS)
+        client.delete(CLUSTER_API_VERSION, "Cluster", f"c{c}", DEFAULT_NAMESPACE)
     world.settle()
     wall = time.perf_counter() - start
-    left = client.list(CONFIG_API_VERSION, CLUSTER_SUMMARY_KIND, NS)["items"]
+    left = client.list(CONFIG_API_VERSION, CLUSTER_SUMMARY_KIND, DEFAULT_NAMESPACE)["items"]
     assert not left, f"{len(left)} ClusterSummaries left"
     order: dict[str, list[int]] = {}
     for record in world.audit.query(since=mark, verb="delete", resource="configmaps"):

@@ -42,6 +42,7 @@ from starlette.routing import Route
 from benchmarks.timing import report
 from harness.apiserver.http import create_app, run_server, url
 from harness.apiserver.http.responses import encode
+from harness.kube.names.meta import JSON_CONTENT_TYPE, MERGE_PATCH_CONTENT_TYPE
 from harness.world.world import World
 
 CLIENTS = 8
@@ -63,8 +64,6 @@ PODS_PATH = f"{NAMESPACE_PATH}/pods"
 POD_PATH = PODS_PATH + "/{}"
 CONFIGMAPS_PATH = f"{NAMESPACE_PATH}/configmaps"
 TARGET_POD = "p-0"
-JSON = "application/json"
-MERGE_PATCH = "application/merge-patch+json"
 
 # A bare uvicorn + Starlette process answering GET /api: the cold-start floor of a Python server.
 BARE_SERVER = """\
@@ -107,16 +106,16 @@ def _bare_app(one: dict[str, Any], many: dict[str, Any]) -> Starlette:
     streams: set[asyncio.Queue[bytes]] = set()
 
     async def get_pod(request: Request) -> Response:
-        return Response(encode(one), media_type=JSON)
+        return Response(encode(one), media_type=JSON_CONTENT_TYPE)
 
     async def pods(request: Request) -> Response:
         if request.method == "POST":
-            return Response(encode(json.loads(await request.body())), 201, media_type=JSON)
-        return Response(encode(many), media_type=JSON)
+            return Response(encode(json.loads(await request.body())), 201, media_type=JSON_CONTENT_TYPE)
+        return Response(encode(many), media_type=JSON_CONTENT_TYPE)
 
     async def patch_pod(request: Request) -> Response:
         json.loads(await request.body())
-        return Response(encode(one), media_type=JSON)
+        return Response(encode(one), media_type=JSON_CONTENT_TYPE)
 
     async def configmaps(request: Request) -> Response:
         if request.method == "POST":
@@ -124,10 +123,10 @@ def _bare_app(one: dict[str, Any], many: dict[str, Any]) -> Starlette:
             line = encode({"type": "ADDED", "object": body}) + b"\n"
             for queue in streams:
                 queue.put_nowait(line)
-            return Response(encode(body), 201, media_type=JSON)
+            return Response(encode(body), 201, media_type=JSON_CONTENT_TYPE)
         if request.query_params.get("watch") != "1":
             return Response(encode({"kind": "ConfigMapList", "metadata": {"resourceVersion": "0"}, "items": []}),
-                            media_type=JSON)
+                            media_type=JSON_CONTENT_TYPE)
         queue: asyncio.Queue[bytes] = asyncio.Queue()
         streams.add(queue)
 
@@ -138,7 +137,7 @@ def _bare_app(one: dict[str, Any], many: dict[str, Any]) -> Starlette:
             finally:
                 streams.discard(queue)
 
-        return StreamingResponse(events(), media_type=JSON)
+        return StreamingResponse(events(), media_type=JSON_CONTENT_TYPE)
 
     return Starlette(routes=[
         Route(PODS_PATH + "/{name}", get_pod, methods=["GET"]),
@@ -171,9 +170,9 @@ def _request(op: str, n: int, tag: str) -> tuple[str, str, bytes | None, dict[st
         return "GET", PODS_PATH, None, {}
     if op == "patch":
         body = encode({"metadata": {"labels": {"n": str(n)}}})
-        return "PATCH", POD_PATH.format(TARGET_POD), body, {"Content-Type": MERGE_PATCH}
+        return "PATCH", POD_PATH.format(TARGET_POD), body, {"Content-Type": MERGE_PATCH_CONTENT_TYPE}
     if op == "create":
-        return "POST", PODS_PATH, encode(pod(f"c-{tag}-{n}")), {"Content-Type": JSON}
+        return "POST", PODS_PATH, encode(pod(f"c-{tag}-{n}")), {"Content-Type": JSON_CONTENT_TYPE}
     raise ValueError(op)
 
 
@@ -236,7 +235,7 @@ async def _watch_latency(base: str, watchers: int, writes: int) -> dict[str, flo
             seen[name], complete[name] = 0, asyncio.Event()
             sent[name] = time.perf_counter()  # before sending: the event may beat the response
             async with session.post(base + CONFIGMAPS_PATH, data=encode({"metadata": {"name": name}}),
-                                    headers={"Content-Type": JSON}) as response:
+                                    headers={"Content-Type": JSON_CONTENT_TYPE}) as response:
                 await response.read()
             await asyncio.wait_for(complete[name].wait(), 30)
         for task in readers:

@@ -19,14 +19,12 @@ from typing import Any
 
 from benchmarks.timing import report
 from harness.client import MERGE, ApiError, Client, Controller, Request, Result
+from harness.kube.names.capi import BOOTSTRAP_API_VERSION, CLUSTER_API_VERSION, INFRASTRUCTURE_API_VERSION
+from harness.kube.names.core import DEFAULT_NAMESPACE
 from harness.world.world import World
 
-NS = "default"
-CAPI = "cluster.x-k8s.io/v1beta1"
-INFRA = "infrastructure.cluster.x-k8s.io/v1beta1"
-BOOTSTRAP = "bootstrap.cluster.x-k8s.io/v1beta1"
 CLUSTER = "bench"
-WORKLOAD = f"{NS}/{CLUSTER}"
+WORKLOAD = f"{DEFAULT_NAMESPACE}/{CLUSTER}"
 SET_SIZE = 100
 MIN_AVAILABLE = 90
 HOOK = "pre-drain.delete.hook.machine.cluster.x-k8s.io/bench-hic"
@@ -38,24 +36,63 @@ STEP = 5.0
 def _capi_world() -> tuple[World, Client]:
     world = World(audit=False)
     client = world.client()
-    client.create({"apiVersion": INFRA, "kind": "FakeCluster", "metadata": {"name": CLUSTER, "namespace": NS}})
-    client.create({"apiVersion": CAPI, "kind": "Cluster", "metadata": {"name": CLUSTER, "namespace": NS},
-                   "spec": {"infrastructureRef": {"apiVersion": INFRA, "kind": "FakeCluster", "name": CLUSTER}}})
+    client.create(
+        {
+            "apiVersion": INFRASTRUCTURE_API_VERSION,
+            "kind": "FakeCluster",
+            "metadata": {"name": CLUSTER, "namespace": DEFAULT_NAMESPACE},
+        }
+    )
+    client.create(
+        {
+            "apiVersion": CLUSTER_API_VERSION,
+            "kind": "Cluster",
+            "metadata": {"name": CLUSTER, "namespace": DEFAULT_NAMESPACE},
+            "spec": {
+                "infrastructureRef": {"apiVersion": INFRASTRUCTURE_API_VERSION, "kind": "FakeCluster", "name": CLUSTER}
+            },
+        }
+    )
     world.settle()
     return world, client
 
 
 def _machine(client: Client, name: str, *, control_plane: bool = False, annotations: dict[str, str] | None = None,
              ) -> None:
-    client.create({"apiVersion": BOOTSTRAP, "kind": "FakeBootstrapConfig", "metadata": {"name": name, "namespace": NS}})
-    client.create({"apiVersion": INFRA, "kind": "FakeMachine", "metadata": {"name": name, "namespace": NS}})
+    client.create(
+        {
+            "apiVersion": BOOTSTRAP_API_VERSION,
+            "kind": "FakeBootstrapConfig",
+            "metadata": {"name": name, "namespace": DEFAULT_NAMESPACE},
+        }
+    )
+    client.create(
+        {
+            "apiVersion": INFRASTRUCTURE_API_VERSION,
+            "kind": "FakeMachine",
+            "metadata": {"name": name, "namespace": DEFAULT_NAMESPACE},
+        }
+    )
     labels = {"cluster.x-k8s.io/control-plane": ""} if control_plane else {}
-    client.create({"apiVersion": CAPI, "kind": "Machine",
-                   "metadata": {"name": name, "namespace": NS, "labels": labels, "annotations": annotations or {}},
-                   "spec": {"clusterName": CLUSTER,
-                            "bootstrap": {"configRef": {"apiVersion": BOOTSTRAP, "kind": "FakeBootstrapConfig",
-                                                        "name": name}},
-                            "infrastructureRef": {"apiVersion": INFRA, "kind": "FakeMachine", "name": name}}})
+    client.create(
+        {
+            "apiVersion": CLUSTER_API_VERSION,
+            "kind": "Machine",
+            "metadata": {
+                "name": name,
+                "namespace": DEFAULT_NAMESPACE,
+                "labels": labels,
+                "annotations": annotations or {},
+            },
+            "spec": {
+                "clusterName": CLUSTER,
+                "bootstrap": {
+                    "configRef": {"apiVersion": BOOTSTRAP_API_VERSION, "kind": "FakeBootstrapConfig", "name": name}
+                },
+                "infrastructureRef": {"apiVersion": INFRASTRUCTURE_API_VERSION, "kind": "FakeMachine", "name": name},
+            },
+        }
+    )
 
 
 def _pod(name: str, namespace: str, node: str, labels: dict[str, str], owner: dict[str, Any] | None) -> dict[str, Any]:
@@ -110,13 +147,15 @@ def drain(pods: int) -> tuple[float, float]:
     world.settle()
 
     def drained() -> bool:
-        for condition in client.get(CAPI, "Machine", "m1", NS)["status"].get("conditions") or []:
+        for condition in (
+            client.get(CLUSTER_API_VERSION, "Machine", "m1", DEFAULT_NAMESPACE)["status"].get("conditions") or []
+        ):
             if condition["type"] == "DrainingSucceeded":
                 return bool(condition["status"] == "True")
         return False
 
     start = time.perf_counter()
-    client.delete(CAPI, "Machine", "m1", NS)
+    client.delete(CLUSTER_API_VERSION, "Machine", "m1", DEFAULT_NAMESPACE)
     world.settle()
     virtual = _advance_until(world, drained)
     return time.perf_counter() - start, virtual
@@ -132,16 +171,16 @@ class _HookRemover(Controller):
         self.client = client
 
     def setup(self) -> None:
-        self.watch(self.client, CAPI, "Machine")
+        self.watch(self.client, CLUSTER_API_VERSION, "Machine")
 
     def reconcile(self, request: Request) -> Result | None:
         try:
-            machine = self.client.get(CAPI, "Machine", request.name, request.namespace)
+            machine = self.client.get(CLUSTER_API_VERSION, "Machine", request.name, request.namespace)
         except ApiError:
             return None
         meta = machine["metadata"]
         if meta.get("deletionTimestamp") and HOOK in (meta.get("annotations") or {}):
-            self.client.patch(CAPI, "Machine", request.name, {"metadata": {"annotations": {HOOK: None}}},
+            self.client.patch(CLUSTER_API_VERSION, "Machine", request.name, {"metadata": {"annotations": {HOOK: None}}},
                               namespace=request.namespace, patch_type=MERGE)
         return None
 
@@ -156,17 +195,20 @@ def mass_deletion(machines: int = 1000, pods_per_machine: int = 10) -> tuple[flo
     remote = world.client(WORKLOAD)
     for m in range(machines):
         for p in range(pods_per_machine):
-            remote.create(_pod(f"p-{m}-{p}", NS, f"w-{m}", {"machine": str(m)}, None))
+            remote.create(_pod(f"p-{m}-{p}", DEFAULT_NAMESPACE, f"w-{m}", {"machine": str(m)}, None))
     world.add_controller(_HookRemover(world.client(user="system:serviceaccount:bench:hic")))
     world.settle()
     names = [f"w-{m}" for m in range(machines)]
 
     def gone() -> bool:
-        return not any(i["metadata"]["name"] != "cp" for i in client.list(CAPI, "Machine", NS)["items"])
+        return not any(
+            i["metadata"]["name"] != "cp"
+            for i in client.list(CLUSTER_API_VERSION, "Machine", DEFAULT_NAMESPACE)["items"]
+        )
 
     start = time.perf_counter()
     for name in names:
-        client.delete(CAPI, "Machine", name, NS)
+        client.delete(CLUSTER_API_VERSION, "Machine", name, DEFAULT_NAMESPACE)
     world.settle()
     virtual = _advance_until(world, gone)
     return time.perf_counter() - start, virtual

@@ -18,9 +18,9 @@ from typing import Any
 
 from benchmarks.timing import report
 from harness.client import JSON_PATCH
+from harness.kube.names.core import DEFAULT_NAMESPACE
 from harness.world.world import World
 
-NS = "default"
 NODES = 100
 STEP = 5.0
 VIRTUAL_LIMIT = 3600.0
@@ -50,17 +50,19 @@ def _timed_rollout(world: World, kind: str, name: str, image: str, done: Callabl
     client = world.client()
     while not done():
         world.advance(STEP)
-    client.patch("apps/v1", kind, name, {"spec": {"lifecycleHooks": [_hook(p) for p in POINTS]}}, namespace=NS)
+    client.patch(
+        "apps/v1", kind, name, {"spec": {"lifecycleHooks": [_hook(p) for p in POINTS]}}, namespace=DEFAULT_NAMESPACE
+    )
     world.settle()
     start_virtual = world.now()
     start = time.perf_counter()
     client.patch("apps/v1", kind, name,
                  [{"op": "replace", "path": "/spec/template/spec/containers/0/image", "value": image}],
-                 namespace=NS, patch_type=JSON_PATCH)
+                 namespace=DEFAULT_NAMESPACE, patch_type=JSON_PATCH)
     world.settle()
     while not done() and world.now() - start_virtual < VIRTUAL_LIMIT:
         world.advance(STEP)
-    jobs = len(client.list("batch/v1", "Job", NS)["items"])
+    jobs = len(client.list("batch/v1", "Job", DEFAULT_NAMESPACE)["items"])
     assert jobs == len(POINTS), f"{jobs} hook Jobs ran"
     return time.perf_counter() - start, world.now() - start_virtual
 
@@ -72,14 +74,14 @@ def rollout(replicas: int) -> tuple[float, float]:
     for n in range(NODES):
         client.create({"apiVersion": "v1", "kind": "Node", "metadata": {"name": f"n{n}"}})
     client.create({
-        "apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web", "namespace": NS},
+        "apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web", "namespace": DEFAULT_NAMESPACE},
         "spec": {"replicas": replicas, "selector": {"matchLabels": {"app": "web"}},
                  "template": {"metadata": {"labels": {"app": "web"}},
                               "spec": {"containers": [{"name": "web", "image": "nginx:1.27"}]}}},
     })
 
     def done() -> bool:
-        return _complete(client.get("apps/v1", "Deployment", "web", NS))
+        return _complete(client.get("apps/v1", "Deployment", "web", DEFAULT_NAMESPACE))
 
     return _timed_rollout(world, "Deployment", "web", "nginx:1.28", done)
 
@@ -91,7 +93,7 @@ def daemon_set_rollout() -> tuple[float, float]:
     for n in range(NODES):
         client.create({"apiVersion": "v1", "kind": "Node", "metadata": {"name": f"n{n}"}})
     client.create({
-        "apiVersion": "apps/v1", "kind": "DaemonSet", "metadata": {"name": "agent", "namespace": NS},
+        "apiVersion": "apps/v1", "kind": "DaemonSet", "metadata": {"name": "agent", "namespace": DEFAULT_NAMESPACE},
         "spec": {"selector": {"matchLabels": {"app": "agent"}},
                  "updateStrategy": {"type": "RollingUpdate", "rollingUpdate": {"maxUnavailable": "10%"}},
                  "template": {"metadata": {"labels": {"app": "agent"}},
@@ -100,7 +102,7 @@ def daemon_set_rollout() -> tuple[float, float]:
     })
 
     def done() -> bool:
-        ds = client.get("apps/v1", "DaemonSet", "agent", NS)
+        ds = client.get("apps/v1", "DaemonSet", "agent", DEFAULT_NAMESPACE)
         status = ds.get("status") or {}
         hooks = {c["type"]: c for c in status.get("conditions") or []}.get("LifecycleHooks") or {}
         return (status.get("observedGeneration", 0) >= ds["metadata"]["generation"]

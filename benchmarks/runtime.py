@@ -23,14 +23,12 @@ import httpx
 
 from benchmarks.timing import report
 from controllers.runtime.client import RuntimeClient
+from harness.kube.names.capi import CLUSTER_API_VERSION, CONTROL_PLANE_API_VERSION, INFRASTRUCTURE_API_VERSION
+from harness.kube.names.core import DEFAULT_NAMESPACE
+from harness.kube.names.runtime_sdk import RUNTIME_API_VERSION
 from harness.world.extension import ExtensionServer, HookResponder
 from harness.world.world import World
 
-NS = "default"
-CAPI = "cluster.x-k8s.io/v1beta1"
-INFRA = "infrastructure.cluster.x-k8s.io/v1beta1"
-CP = "controlplane.cluster.x-k8s.io/v1beta1"
-RUNTIME = "runtime.cluster.x-k8s.io/v1alpha1"
 CALLS = 300
 CLUSTERS = 100
 STEP = 10.0
@@ -38,14 +36,18 @@ LIMIT = 3600.0
 
 
 def _register(world: World, server: ExtensionServer) -> None:
-    world.client().create({"apiVersion": RUNTIME, "kind": "ExtensionConfig", "metadata": {"name": "bench"},
+    world.client().create({"apiVersion": RUNTIME_API_VERSION, "kind": "ExtensionConfig", "metadata": {"name": "bench"},
                            "spec": {"clientConfig": {"url": server.url, "caBundle": server.ca_bundle}}})
     world.settle()
 
 
 def _cluster(name: str) -> dict[str, Any]:
-    return {"apiVersion": CAPI, "kind": "Cluster", "metadata": {"name": name, "namespace": NS},
-            "spec": {"topology": {"class": "bench", "version": "v1.31.0", "controlPlane": {"replicas": 1}}}}
+    return {
+        "apiVersion": CLUSTER_API_VERSION,
+        "kind": "Cluster",
+        "metadata": {"name": name, "namespace": DEFAULT_NAMESPACE},
+        "spec": {"topology": {"class": "bench", "version": "v1.31.0", "controlPlane": {"replicas": 1}}},
+    }
 
 
 def calls_per_second() -> None:
@@ -82,18 +84,48 @@ def calls_per_second() -> None:
 def _class(world: World) -> None:
     client = world.client()
     for obj in (
-        {"apiVersion": INFRA, "kind": "FakeClusterTemplate", "metadata": {"name": "bench", "namespace": NS},
-         "spec": {"template": {"spec": {}}}},
-        {"apiVersion": CP, "kind": "KubeadmControlPlaneTemplate", "metadata": {"name": "bench", "namespace": NS},
-         "spec": {"template": {"spec": {"kubeadmConfigSpec": {}}}}},
-        {"apiVersion": INFRA, "kind": "FakeMachineTemplate", "metadata": {"name": "bench", "namespace": NS},
-         "spec": {"template": {"spec": {}}}},
-        {"apiVersion": CAPI, "kind": "ClusterClass", "metadata": {"name": "bench", "namespace": NS},
-         "spec": {"infrastructure": {"ref": {"apiVersion": INFRA, "kind": "FakeClusterTemplate", "name": "bench"}},
-                  "controlPlane": {"ref": {"apiVersion": CP, "kind": "KubeadmControlPlaneTemplate", "name": "bench"},
-                                   "machineInfrastructure": {"ref": {"apiVersion": INFRA,
-                                                                     "kind": "FakeMachineTemplate",
-                                                                     "name": "bench"}}}}},
+        {
+            "apiVersion": INFRASTRUCTURE_API_VERSION,
+            "kind": "FakeClusterTemplate",
+            "metadata": {"name": "bench", "namespace": DEFAULT_NAMESPACE},
+            "spec": {"template": {"spec": {}}},
+        },
+        {
+            "apiVersion": CONTROL_PLANE_API_VERSION,
+            "kind": "KubeadmControlPlaneTemplate",
+            "metadata": {"name": "bench", "namespace": DEFAULT_NAMESPACE},
+            "spec": {"template": {"spec": {"kubeadmConfigSpec": {}}}},
+        },
+        {
+            "apiVersion": INFRASTRUCTURE_API_VERSION,
+            "kind": "FakeMachineTemplate",
+            "metadata": {"name": "bench", "namespace": DEFAULT_NAMESPACE},
+            "spec": {"template": {"spec": {}}},
+        },
+        {
+            "apiVersion": CLUSTER_API_VERSION,
+            "kind": "ClusterClass",
+            "metadata": {"name": "bench", "namespace": DEFAULT_NAMESPACE},
+            "spec": {
+                "infrastructure": {
+                    "ref": {"apiVersion": INFRASTRUCTURE_API_VERSION, "kind": "FakeClusterTemplate", "name": "bench"}
+                },
+                "controlPlane": {
+                    "ref": {
+                        "apiVersion": CONTROL_PLANE_API_VERSION,
+                        "kind": "KubeadmControlPlaneTemplate",
+                        "name": "bench",
+                    },
+                    "machineInfrastructure": {
+                        "ref": {
+                            "apiVersion": INFRASTRUCTURE_API_VERSION,
+                            "kind": "FakeMachineTemplate",
+                            "name": "bench",
+                        }
+                    },
+                },
+            },
+        },
     ):
         client.create(obj)
 
@@ -119,10 +151,10 @@ def lifecycle(with_extension: bool) -> tuple[float, float, float]:
         names = [f"c{i}" for i in range(CLUSTERS)]
 
         def clusters() -> list[dict[str, Any]]:
-            return client.list(CAPI, "Cluster", NS)["items"]
+            return client.list(CLUSTER_API_VERSION, "Cluster", DEFAULT_NAMESPACE)["items"]
 
         def cps() -> list[dict[str, Any]]:
-            return client.list(CP, "KubeadmControlPlane", NS)["items"]
+            return client.list(CONTROL_PLANE_API_VERSION, "KubeadmControlPlane", DEFAULT_NAMESPACE)["items"]
 
         start = time.perf_counter()
         for name in names:
@@ -132,13 +164,19 @@ def lifecycle(with_extension: bool) -> tuple[float, float, float]:
         created = time.perf_counter() - start
         start = time.perf_counter()
         for name in names:
-            client.patch(CAPI, "Cluster", name, {"spec": {"topology": {"version": "v1.32.0"}}}, namespace=NS)
+            client.patch(
+                CLUSTER_API_VERSION,
+                "Cluster",
+                name,
+                {"spec": {"topology": {"version": "v1.32.0"}}},
+                namespace=DEFAULT_NAMESPACE,
+            )
         _until(world, lambda: all((c.get("status") or {}).get("version") == "v1.32.0" for c in cps()) and not any(
             "runtime.cluster.x-k8s.io/pending-hooks" in (c["metadata"].get("annotations") or {}) for c in clusters()))
         upgraded = time.perf_counter() - start
         start = time.perf_counter()
         for name in names:
-            client.delete(CAPI, "Cluster", name, NS)
+            client.delete(CLUSTER_API_VERSION, "Cluster", name, DEFAULT_NAMESPACE)
         _until(world, lambda: not clusters())
         deleted = time.perf_counter() - start
         return created, upgraded, deleted

@@ -19,6 +19,9 @@ import httpx
 import pytest
 from test_http_fixtures import KUBECTL, KUBECTL_TIMEOUT, ServeProcess, serve_process
 
+from harness.kube.names.capi import WAITING_FOR_BEFORE_DELETE_HOOK_MESSAGE
+from harness.kube.names.runtime_sdk import OK_TO_DELETE_ANNOTATION
+
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
 EXAMPLES = ROOT / "examples" / "addon_walkthrough"
@@ -40,8 +43,6 @@ COMMANDS = (APPLY_CLUSTER, WAIT_INITIALIZED, APPLY_ADDONS, GET_SUMMARIES, GET_AD
 PROFILES = ("cert-manager", "ingress", "monitoring")
 # What each profile deploys (addons.yaml), in the order they must leave: dependents first.
 REMOVAL_ORDER = ["monitoring-config", "ingress-config", "cert-manager-config", "cert-manager"]
-WAITING_FOR_HOOK = "Waiting for BeforeClusterDelete hook"
-OK_TO_DELETE = "runtime.cluster.x-k8s.io/ok-to-delete"
 DEADLINE_SECONDS = 60.0
 STEP_SECONDS = 5
 
@@ -116,7 +117,11 @@ def test_a_new_user_sees_the_add_ons_leave_dependents_first_while_the_cluster_wa
     _run(served, DELETE_CLUSTER)
     # The Cluster stays, held at BeforeClusterDelete, while the add-ons leave (the clock stands still here:
     # the hook is called again only 10 s later).
-    assert _until(served, lambda: _run(served, GET_DELETING) == WAITING_FOR_HOOK, "the Cluster held at its hook")
+    assert _until(
+        served,
+        lambda: _run(served, GET_DELETING) == WAITING_FOR_BEFORE_DELETE_HOOK_MESSAGE,
+        "the Cluster held at its hook",
+    )
     waiter = subprocess.Popen([KUBECTL, *shlex.split(WAIT_DELETED)[1:]], cwd=ROOT, env=_env(served),
                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
@@ -133,7 +138,7 @@ def test_a_new_user_sees_the_add_ons_leave_dependents_first_while_the_cluster_wa
     assert {r["user"] for r in deletes} == {"system:serviceaccount:kube-system:addons"}
     # The Cluster was let go (ok-to-delete) only after the last add-on had left.
     cluster_writes = _audit(served, "/harness/v1/audit?cluster=management&resource=clusters.cluster.x-k8s.io")
-    released = [r["seq"] for r in cluster_writes if OK_TO_DELETE in json.dumps(r.get("diff"))]
+    released = [r["seq"] for r in cluster_writes if OK_TO_DELETE_ANNOTATION in json.dumps(r.get("diff"))]
     deleted = [r["seq"] for r in cluster_writes if r["verb"] == "delete"]
     assert deleted and released, cluster_writes
     assert deleted[0] < deletes[0]["seq"] and released[0] > deletes[-1]["seq"], (deleted, released, deletes)

@@ -11,10 +11,10 @@ import pytest
 from harness.client import InProcessClient
 from harness.clock import rfc3339
 from harness.kube.errors import StatusError
+from harness.kube.names.core import DEFAULT_NAMESPACE
 from harness.world.disruption import go_label_selector
 from harness.world.world import World
 
-NS = "default"
 PDB = ("policy/v1", "PodDisruptionBudget")
 LABELS = {"app": "web"}
 TEMPLATE = {"metadata": {"labels": LABELS}, "spec": {"containers": [{"name": "c", "image": "busybox:1.36"}]}}
@@ -39,7 +39,7 @@ def make_workload(client: InProcessClient, kind: str, name: str, replicas: int |
         spec = {"template": {**TEMPLATE, "spec": {**TEMPLATE["spec"], "restartPolicy": "Never"}}}
     if replicas is not None:
         spec["replicas"] = replicas
-    meta: dict[str, Any] = {"name": name, "namespace": NS}
+    meta: dict[str, Any] = {"name": name, "namespace": DEFAULT_NAMESPACE}
     if owner:
         meta["ownerReferences"] = [ref(owner)]
     return client.create({"apiVersion": api_version, "kind": kind, "metadata": meta, "spec": spec})
@@ -52,7 +52,7 @@ def ref(owner: dict[str, Any]) -> dict[str, Any]:
 
 def make_pod(client: InProcessClient, name: str, *, ready: bool = True, owner: dict[str, Any] | None = None,
              labels: dict[str, str] | None = None) -> dict[str, Any]:
-    meta: dict[str, Any] = {"name": name, "namespace": NS, "labels": labels or LABELS}
+    meta: dict[str, Any] = {"name": name, "namespace": DEFAULT_NAMESPACE, "labels": labels or LABELS}
     if owner:
         meta["ownerReferences"] = [ref(owner)]
     pod = client.create({"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": TEMPLATE["spec"]})
@@ -63,12 +63,12 @@ def make_pod(client: InProcessClient, name: str, *, ready: bool = True, owner: d
 
 def make_pdb(client: InProcessClient, spec: dict[str, Any], name: str = "budget") -> dict[str, Any]:
     return client.create({"apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
-                          "metadata": {"name": name, "namespace": NS},
+                          "metadata": {"name": name, "namespace": DEFAULT_NAMESPACE},
                           "spec": {"selector": {"matchLabels": LABELS}, **spec}})
 
 
 def status(client: InProcessClient, name: str = "budget") -> dict[str, Any]:
-    return client.get(*PDB, name, NS)["status"]
+    return client.get(*PDB, name, DEFAULT_NAMESPACE)["status"]
 
 
 def counts(client: InProcessClient, name: str = "budget") -> tuple[int, int, int, int]:
@@ -77,7 +77,7 @@ def counts(client: InProcessClient, name: str = "budget") -> tuple[int, int, int
 
 
 def events(client: InProcessClient, reason: str) -> list[dict[str, Any]]:
-    return [e for e in client.list("v1", "Event", NS)["items"] if e["reason"] == reason]
+    return [e for e in client.list("v1", "Event", DEFAULT_NAMESPACE)["items"] if e["reason"] == reason]
 
 
 def condition(client: InProcessClient, name: str = "budget") -> dict[str, Any]:
@@ -196,7 +196,7 @@ def test_owner_without_scale_fails_the_sync(world: World, client: InProcessClien
     (event,) = events(client, "CalculateExpectedPodCountFailed")
     assert event["message"] == f"Failed to calculate the number of expected pods: {message}"
     with pytest.raises(StatusError) as info:
-        client.evict("p0", NS)
+        client.evict("p0", DEFAULT_NAMESPACE)
     assert info.value.code == 429
 
 
@@ -212,7 +212,7 @@ def test_integer_min_available_needs_no_scale_even_for_daemonset_pods(world: Wor
 def test_missing_owner_fails_the_sync_with_found_no_controllers(world: World, client: InProcessClient) -> None:
     owner = make_workload(client, "ReplicaSet", "web", 2)
     make_pod(client, "p0", owner=owner)
-    client.delete("apps/v1", "ReplicaSet", "web", NS)
+    client.delete("apps/v1", "ReplicaSet", "web", DEFAULT_NAMESPACE)
     make_pdb(client, {"minAvailable": "50%"})
     world.settle()
     cond = condition(client)
@@ -237,7 +237,7 @@ def test_disrupted_pod_stops_counting_until_two_minutes_pass(world: World, clien
     make_pod(client, "p1")
     make_pdb(client, {"minAvailable": 1})
     world.settle()
-    pdb = client.get(*PDB, "budget", NS)
+    pdb = client.get(*PDB, "budget", DEFAULT_NAMESPACE)
     pdb["status"]["disruptedPods"] = {"p0": rfc3339(world.now())}
     client.update_status(pdb)
     world.settle()
@@ -263,7 +263,7 @@ def test_disrupted_entry_of_a_deleted_pod_is_dropped(world: World, client: InPro
     make_pod(client, "p1")
     make_pdb(client, {"minAvailable": 1})
     world.settle()
-    client.evict("p0", NS)
+    client.evict("p0", DEFAULT_NAMESPACE)
     assert status(client)["disruptedPods"] == {"p0": rfc3339(world.now())}
     world.settle()
     assert "disruptedPods" not in status(client)
@@ -279,7 +279,7 @@ def test_unchanged_status_is_not_written_again(world: World, client: InProcessCl
     make_pdb(client, {"minAvailable": 1})
     world.settle()
     mark = len(world.audit)
-    pod = client.get("v1", "Pod", "p0", NS)
+    pod = client.get("v1", "Pod", "p0", DEFAULT_NAMESPACE)
     pod["metadata"]["annotations"] = {"touched": "yes"}
     client.update(pod)
     world.settle()
@@ -291,7 +291,7 @@ def test_spec_change_is_observed_with_the_new_generation(world: World, client: I
     make_pod(client, "p1")
     make_pdb(client, {"minAvailable": 2})
     world.settle()
-    client.patch(*PDB, "budget", {"spec": {"minAvailable": 1}}, namespace=NS)
+    client.patch(*PDB, "budget", {"spec": {"minAvailable": 1}}, namespace=DEFAULT_NAMESPACE)
     world.settle()
     assert status(client)["observedGeneration"] == 2
     assert condition(client)["observedGeneration"] == 2
@@ -305,7 +305,7 @@ def test_scaling_the_owner_resyncs_the_budget(world: World, client: InProcessCli
     make_pdb(client, {"maxUnavailable": 1})
     world.settle()
     assert counts(client) == (2, 1, 2, 1)
-    sts = client.get("apps/v1", "StatefulSet", "db", NS)
+    sts = client.get("apps/v1", "StatefulSet", "db", DEFAULT_NAMESPACE)
     sts["spec"]["replicas"] = 3
     client.update(sts)
     world.settle()
@@ -317,7 +317,7 @@ def test_relabelled_pod_leaves_the_budget_it_used_to_match(world: World, client:
     make_pod(client, "p1")
     make_pdb(client, {"minAvailable": 1})
     world.settle()
-    pod = client.get("v1", "Pod", "p1", NS)
+    pod = client.get("v1", "Pod", "p1", DEFAULT_NAMESPACE)
     pod["metadata"]["labels"] = {"app": "elsewhere"}
     client.update(pod)
     world.settle()
@@ -330,7 +330,7 @@ def test_pod_readiness_change_resyncs_the_budget(world: World, client: InProcess
     make_pdb(client, {"minAvailable": 1})
     world.settle()
     assert counts(client) == (2, 1, 1, 0)
-    pod = client.get("v1", "Pod", "p1", NS)
+    pod = client.get("v1", "Pod", "p1", DEFAULT_NAMESPACE)
     pod["status"]["conditions"] = [{"type": "Ready", "status": "True"}]
     client.update_status(pod)
     world.settle()

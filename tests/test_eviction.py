@@ -11,11 +11,11 @@ from harness.apiserver import eviction
 from harness.client import InProcessClient
 from harness.clock import rfc3339
 from harness.kube.errors import StatusError
+from harness.kube.names.core import DEFAULT_NAMESPACE
+from harness.kube.names.policy import PDB_VIOLATION_MESSAGE
 from harness.world.world import World
 
-NS = "default"
 PDB = ("policy/v1", "PodDisruptionBudget")
-VIOLATION = "Cannot evict pod as it would violate the pod's disruption budget."
 
 
 @pytest.fixture
@@ -29,7 +29,7 @@ def client(world: World) -> InProcessClient:
 
 
 def make_pod(client: InProcessClient, name: str, labels: dict[str, str] | None = None, *, ready: bool = True,
-             phase: str = "Running", namespace: str = NS, node: str | None = None) -> dict[str, Any]:
+             phase: str = "Running", namespace: str = DEFAULT_NAMESPACE, node: str | None = None) -> dict[str, Any]:
     pod = client.create({
         "apiVersion": "v1", "kind": "Pod",
         "metadata": {"name": name, "namespace": namespace, "labels": labels or {"app": "web"}},
@@ -46,16 +46,16 @@ def make_pod(client: InProcessClient, name: str, labels: dict[str, str] | None =
 def make_pdb(client: InProcessClient, name: str, spec: dict[str, Any]) -> dict[str, Any]:
     body = {"selector": {"matchLabels": {"app": "web"}}, **spec}
     return client.create({"apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
-                          "metadata": {"name": name, "namespace": NS}, "spec": body})
+                          "metadata": {"name": name, "namespace": DEFAULT_NAMESPACE}, "spec": body})
 
 
 def pdb_status(client: InProcessClient, name: str = "budget") -> dict[str, Any]:
-    return client.get(*PDB, name, NS)["status"]
+    return client.get(*PDB, name, DEFAULT_NAMESPACE)["status"]
 
 
 def pod_exists(client: InProcessClient, name: str) -> bool:
     try:
-        client.get("v1", "Pod", name, NS)
+        client.get("v1", "Pod", name, DEFAULT_NAMESPACE)
     except StatusError as err:
         assert err.code == 404
         return False
@@ -64,14 +64,14 @@ def pod_exists(client: InProcessClient, name: str) -> bool:
 
 def evict_error(client: InProcessClient, name: str, **kwargs: Any) -> StatusError:
     with pytest.raises(StatusError) as info:
-        client.evict(name, NS, **kwargs)
+        client.evict(name, DEFAULT_NAMESPACE, **kwargs)
     return info.value
 
 
 def force_status(world: World, client: InProcessClient, name: str, **fields: Any) -> None:
     """Write a PDB status by hand, with the disruption controller off so it stays as written."""
     world.set_enabled("disruption", False)
-    pdb = client.get(*PDB, name, NS)
+    pdb = client.get(*PDB, name, DEFAULT_NAMESPACE)
     pdb["status"] = {"observedGeneration": pdb["metadata"]["generation"], "disruptionsAllowed": 0,
                      "currentHealthy": 0, "desiredHealthy": 0, "expectedPods": 0, **fields}
     client.update_status(pdb)
@@ -85,7 +85,7 @@ SUCCESS = {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Succ
 
 def test_eviction_without_a_budget_deletes_the_pod_and_answers_201(world: World, client: InProcessClient) -> None:
     make_pod(client, "p0")
-    assert client.evict("p0", NS) == SUCCESS
+    assert client.evict("p0", DEFAULT_NAMESPACE) == SUCCESS
     assert not pod_exists(client, "p0")
 
 
@@ -95,7 +95,7 @@ def test_eviction_of_a_pod_in_phase_skips_the_budget(world: World, client: InPro
     make_pdb(client, "budget", {"minAvailable": 5})
     world.settle()
     before = pdb_status(client)
-    assert client.evict("p0", NS) == SUCCESS
+    assert client.evict("p0", DEFAULT_NAMESPACE) == SUCCESS
     assert not pod_exists(client, "p0")
     assert pdb_status(client) == before
 
@@ -103,11 +103,11 @@ def test_eviction_of_a_pod_in_phase_skips_the_budget(world: World, client: InPro
 def test_eviction_of_a_deleting_pod_skips_the_budget(world: World, client: InProcessClient) -> None:
     make_pod(client, "p0", node="n1")
     make_pdb(client, "budget", {"minAvailable": 5})
-    client.delete("v1", "Pod", "p0", NS)
+    client.delete("v1", "Pod", "p0", DEFAULT_NAMESPACE)
     world.settle()
-    assert client.evict("p0", NS) == SUCCESS
+    assert client.evict("p0", DEFAULT_NAMESPACE) == SUCCESS
     assert pdb_status(client)["disruptionsAllowed"] == 0
-    assert not client.get(*PDB, "budget", NS)["status"].get("disruptedPods")
+    assert not client.get(*PDB, "budget", DEFAULT_NAMESPACE)["status"].get("disruptedPods")
 
 
 def test_eviction_bypass_with_a_stale_resource_version_precondition_conflicts(
@@ -130,7 +130,7 @@ def test_eviction_bypass_with_a_stale_resource_version_precondition_conflicts(
 def test_eviction_rejects_a_name_that_differs_from_the_url(world: World, client: InProcessClient) -> None:
     make_pod(client, "p0")
     with pytest.raises(StatusError) as info:
-        eviction.evict(world.management, NS, "p0", {"metadata": {"name": "other"}})
+        eviction.evict(world.management, DEFAULT_NAMESPACE, "p0", {"metadata": {"name": "other"}})
     assert info.value.status == {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
                                  "message": "name in URL does not match name in Eviction object",
                                  "reason": "BadRequest", "code": 400}
@@ -139,7 +139,9 @@ def test_eviction_rejects_a_name_that_differs_from_the_url(world: World, client:
 def test_eviction_rejects_a_namespace_that_differs_from_the_url(world: World, client: InProcessClient) -> None:
     make_pod(client, "p0")
     with pytest.raises(StatusError) as info:
-        eviction.evict(world.management, NS, "p0", {"metadata": {"name": "p0", "namespace": "kube-system"}})
+        eviction.evict(
+            world.management, DEFAULT_NAMESPACE, "p0", {"metadata": {"name": "p0", "namespace": "kube-system"}}
+        )
     assert info.value.code == 400
     assert info.value.message == (
         "the namespace of the provided object does not match the namespace sent on the request"
@@ -152,7 +154,7 @@ def test_eviction_rejects_disagreeing_dry_run_options_with_a_reasonless_500(
     make_pod(client, "p0")
     body = {"metadata": {"name": "p0"}, "deleteOptions": {"dryRun": ["All", "All"]}}
     with pytest.raises(StatusError) as info:
-        eviction.evict(world.management, NS, "p0", body, dry_run=True)
+        eviction.evict(world.management, DEFAULT_NAMESPACE, "p0", body, dry_run=True)
     assert info.value.status == {
         "kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
         "message": "Non-matching dry-run options in request and content: [All] and [All All]", "code": 500,
@@ -161,21 +163,21 @@ def test_eviction_rejects_disagreeing_dry_run_options_with_a_reasonless_500(
 
 
 @pytest.mark.parametrize("body", [
-    {"apiVersion": "policy/v1", "kind": "Eviction", "metadata": {"name": "p0", "namespace": NS}},
+    {"apiVersion": "policy/v1", "kind": "Eviction", "metadata": {"name": "p0", "namespace": DEFAULT_NAMESPACE}},
     {"apiVersion": "policy/v1beta1", "kind": "Eviction", "metadata": {"name": "p0"}},
     {"metadata": {"name": "p0"}},
 ], ids=["v1", "v1beta1", "no-type-meta"])
 def test_eviction_accepts_v1_v1beta1_and_untyped_bodies(world: World, client: InProcessClient,
                                                         body: dict[str, Any]) -> None:
     make_pod(client, "p0")
-    assert eviction.evict(world.management, NS, "p0", body) == SUCCESS
+    assert eviction.evict(world.management, DEFAULT_NAMESPACE, "p0", body) == SUCCESS
     assert not pod_exists(client, "p0")
 
 
 def test_eviction_rejects_a_foreign_api_version(world: World, client: InProcessClient) -> None:
     make_pod(client, "p0")
     with pytest.raises(StatusError) as info:
-        eviction.evict(world.management, NS, "p0", {"apiVersion": "apps/v1", "kind": "Eviction",
+        eviction.evict(world.management, DEFAULT_NAMESPACE, "p0", {"apiVersion": "apps/v1", "kind": "Eviction",
                                                     "metadata": {"name": "p0"}})
     assert info.value.code == 400
     assert info.value.message == (
@@ -240,10 +242,16 @@ def test_eviction_of_a_pod_under_two_budgets_is_a_500_without_reason(world: Worl
 
 def test_an_empty_selector_covers_every_pod_and_a_missing_one_none(world: World, client: InProcessClient) -> None:
     make_pod(client, "p0", {"app": "other"})
+    client.create(
+        {
+            "apiVersion": "policy/v1",
+            "kind": "PodDisruptionBudget",
+            "metadata": {"name": "everything", "namespace": DEFAULT_NAMESPACE},
+            "spec": {"minAvailable": 1, "selector": {}},
+        }
+    )
     client.create({"apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
-                   "metadata": {"name": "everything", "namespace": NS}, "spec": {"minAvailable": 1, "selector": {}}})
-    client.create({"apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
-                   "metadata": {"name": "nothing", "namespace": NS}, "spec": {"minAvailable": 1}})
+                   "metadata": {"name": "nothing", "namespace": DEFAULT_NAMESPACE}, "spec": {"minAvailable": 1}})
     world.settle()
     err = evict_error(client, "p0")
     assert err.code == 429
@@ -262,7 +270,7 @@ def test_eviction_is_429_with_retry_after_while_the_budget_is_unobserved(world: 
     world.settle()
     err = evict_error(client, "p0")
     assert err.status == {
-        "kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure", "message": VIOLATION,
+        "kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure", "message": PDB_VIOLATION_MESSAGE,
         "reason": "TooManyRequests",
         "details": {"causes": [{"reason": "DisruptionBudget",
                                 "message": "The disruption budget budget is still being processed by the server."}],
@@ -307,7 +315,7 @@ def test_eviction_rejects_when_budget_is_exhausted(world: World, client: InProce
     world.settle()
     err = evict_error(client, "p0")
     assert err.status == {
-        "kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure", "message": VIOLATION,
+        "kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure", "message": PDB_VIOLATION_MESSAGE,
         "reason": "TooManyRequests",
         "details": {"causes": [{"reason": "DisruptionBudget",
                                 "message": "The disruption budget budget needs 2 healthy pods and has 2 currently"}]},
@@ -322,13 +330,13 @@ def test_eviction_spends_one_disruption_in_a_status_only_write(world: World, cli
     make_pod(client, "p1", node="n1")
     make_pdb(client, "budget", {"minAvailable": 0})
     world.settle()
-    before = client.get(*PDB, "budget", NS)
+    before = client.get(*PDB, "budget", DEFAULT_NAMESPACE)
     assert before["status"]["disruptionsAllowed"] == 2
     mark = len(world.audit)
 
-    assert client.evict("p0", NS) == SUCCESS
+    assert client.evict("p0", DEFAULT_NAMESPACE) == SUCCESS
 
-    after = client.get(*PDB, "budget", NS)
+    after = client.get(*PDB, "budget", DEFAULT_NAMESPACE)
     assert after["metadata"]["generation"] == before["metadata"]["generation"]
     assert after["metadata"]["resourceVersion"] != before["metadata"]["resourceVersion"]
     assert after["status"]["disruptionsAllowed"] == 1
@@ -345,7 +353,7 @@ def test_eviction_that_exhausts_the_budget_sets_insufficient_pods(world: World, 
     world.settle()
     assert pdb_status(client)["conditions"][0]["reason"] == "SufficientPods"
     world.set_enabled("disruption", False)
-    client.evict("p0", NS)
+    client.evict("p0", DEFAULT_NAMESPACE)
     status = pdb_status(client)
     assert status["disruptionsAllowed"] == 0
     condition = status["conditions"][0]
@@ -360,11 +368,11 @@ def test_dry_run_eviction_leaves_the_budget_and_the_pod_alone(world: World, clie
     make_pod(client, "p1")
     make_pdb(client, "budget", {"minAvailable": 1})
     world.settle()
-    before = client.get(*PDB, "budget", NS)
+    before = client.get(*PDB, "budget", DEFAULT_NAMESPACE)
     mark = len(world.audit)
-    assert client.evict("p0", NS, dry_run=True) == SUCCESS
-    assert client.evict("p0", NS, delete_options={"dryRun": ["All"]}) == SUCCESS
-    assert client.get(*PDB, "budget", NS) == before
+    assert client.evict("p0", DEFAULT_NAMESPACE, dry_run=True) == SUCCESS
+    assert client.evict("p0", DEFAULT_NAMESPACE, delete_options={"dryRun": ["All"]}) == SUCCESS
+    assert client.get(*PDB, "budget", DEFAULT_NAMESPACE) == before
     assert pod_exists(client, "p0")
     assert world.audit.records[mark:] == []
 
@@ -385,7 +393,7 @@ def test_unready_pod_is_evicted_under_always_allow_without_spending(world: World
     world.settle()
     assert pdb_status(client)["disruptionsAllowed"] == 0
     mark = len(world.audit)
-    assert client.evict("p0", NS) == SUCCESS
+    assert client.evict("p0", DEFAULT_NAMESPACE) == SUCCESS
     assert not pod_exists(client, "p0")
     assert not [r for r in world.audit.records[mark:] if r.resource == "poddisruptionbudgets.policy"
                 and r.user == "system:apiserver"]
@@ -404,7 +412,7 @@ def test_unready_pod_is_evicted_when_the_budget_is_met(world: World, client: InP
     world.settle()
     assert pdb_status(client)["disruptionsAllowed"] == 0  # healthy 2, desired 2
     world.set_enabled("disruption", False)
-    assert client.evict("p0", NS) == SUCCESS
+    assert client.evict("p0", DEFAULT_NAMESPACE) == SUCCESS
     assert pdb_status(client)["disruptionsAllowed"] == 0
     assert not pdb_status(client).get("disruptedPods")
 
@@ -427,7 +435,7 @@ def test_unready_pod_under_an_unmet_budget_is_refused(world: World, client: InPr
 def test_disruption_target_is_written_before_the_pod_is_deleted(world: World, client: InProcessClient) -> None:
     make_pod(client, "p0", node="n1")
     mark = len(world.audit)
-    client.evict("p0", NS, delete_options={"gracePeriodSeconds": 30})
+    client.evict("p0", DEFAULT_NAMESPACE, delete_options={"gracePeriodSeconds": 30})
     pod_writes = [r for r in world.audit.records[mark:] if r.resource == "pods"]
     assert [(r.verb, r.subresource) for r in pod_writes] == [("update", "status"), ("delete", "")]
     assert pod_writes[0].new is not None
@@ -436,14 +444,14 @@ def test_disruption_target_is_written_before_the_pod_is_deleted(world: World, cl
                          "lastTransitionTime": rfc3339(world.now()), "reason": "EvictionByEvictionAPI",
                          "message": "Eviction API: evicting"}
     # Graceful deletion is the server's: the pod on a node stays, marked.
-    pod = client.get("v1", "Pod", "p0", NS)
+    pod = client.get("v1", "Pod", "p0", DEFAULT_NAMESPACE)
     assert pod["metadata"]["deletionGracePeriodSeconds"] == 30
 
 
 def test_disruption_target_is_written_on_the_bypass_path_too(world: World, client: InProcessClient) -> None:
     make_pod(client, "p0", phase="Pending", ready=False)
     mark = len(world.audit)
-    client.evict("p0", NS)
+    client.evict("p0", DEFAULT_NAMESPACE)
     pod_writes = [(r.verb, r.subresource) for r in world.audit.records[mark:] if r.resource == "pods"]
     assert pod_writes == [("update", "status"), ("delete", "")]
 
@@ -456,5 +464,5 @@ def test_eviction_response_carries_no_retry_after_except_while_processing(
     world.settle()
     assert evict_error(client, "p0").headers == {}
     world.set_enabled("disruption", False)
-    client.patch(*PDB, "budget", {"spec": {"minAvailable": 0}}, namespace=NS)
+    client.patch(*PDB, "budget", {"spec": {"minAvailable": 0}}, namespace=DEFAULT_NAMESPACE)
     assert evict_error(client, "p0").headers == {"Retry-After": "10"}

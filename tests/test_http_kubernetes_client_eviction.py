@@ -13,10 +13,10 @@ from kubernetes import client, config
 from kubernetes.client.exceptions import ApiException
 from test_http_fixtures import Served, serve
 
+from harness.kube.names.policy import PDB_VIOLATION_MESSAGE
 from harness.world.world import World
 
 NODE = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1"}}
-VIOLATION = "Cannot evict pod as it would violate the pod's disruption budget."
 
 
 def _pod(name: str) -> dict[str, object]:
@@ -79,7 +79,7 @@ def test_eviction_is_201_while_the_budget_allows_it_then_429(core: client.CoreV1
     assert raised.value.status == 429
     assert "Retry-After" not in raised.value.headers
     status = json.loads(raised.value.body)
-    assert (status["reason"], status["message"]) == ("TooManyRequests", VIOLATION)
+    assert (status["reason"], status["message"]) == ("TooManyRequests", PDB_VIOLATION_MESSAGE)
     assert status["details"]["causes"] == [
         {"reason": "DisruptionBudget", "message": "The disruption budget web needs 1 healthy pods and has 1 currently"}
     ]

@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from harness.client import InProcessClient
+from harness.kube.names.core import DEFAULT_NAMESPACE
 from harness.world.world import World
 
-NS = "default"
 SIMULATORS = ["scheduler", "kubelet", "job"]
 
 
@@ -28,12 +28,18 @@ def make_job(client: InProcessClient, *, result: str | None = None, duration: st
         annotations["harness.test/job-duration"] = duration
     template = {"metadata": {"annotations": annotations},
                 "spec": {"containers": [{"name": "hook", "image": "busybox"}], "terminationGracePeriodSeconds": 5}}
-    return client.create({"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "j", "namespace": NS},
-                          "spec": {"template": template, **spec}})
+    return client.create(
+        {
+            "apiVersion": "batch/v1",
+            "kind": "Job",
+            "metadata": {"name": "j", "namespace": DEFAULT_NAMESPACE},
+            "spec": {"template": template, **spec},
+        }
+    )
 
 
 def status(client: InProcessClient) -> dict[str, Any]:
-    return client.get("batch/v1", "Job", "j", NS).get("status") or {}
+    return client.get("batch/v1", "Job", "j", DEFAULT_NAMESPACE).get("status") or {}
 
 
 def condition_types(client: InProcessClient) -> list[str]:
@@ -45,7 +51,7 @@ def condition(client: InProcessClient, condition_type: str) -> dict[str, Any]:
 
 
 def job_pods(client: InProcessClient) -> list[dict[str, Any]]:
-    return client.list("v1", "Pod", NS, label_selector="batch.kubernetes.io/job-name=j")["items"]
+    return client.list("v1", "Pod", DEFAULT_NAMESPACE, label_selector="batch.kubernetes.io/job-name=j")["items"]
 
 
 def test_job_pod_is_created_from_the_template_with_the_outcome_knobs() -> None:
@@ -145,7 +151,7 @@ def test_suspended_job_creates_no_pods_until_resumed() -> None:
     world.settle()
     assert job_pods(client) == []
     assert condition(client, "Suspended")["reason"] == "JobSuspended"
-    client.patch("batch/v1", "Job", "j", {"spec": {"suspend": False}}, namespace=NS)
+    client.patch("batch/v1", "Job", "j", {"spec": {"suspend": False}}, namespace=DEFAULT_NAMESPACE)
     world.settle()
     assert condition(client, "Suspended")["status"] == "False"
     assert condition(client, "Suspended")["reason"] == "JobResumed"
@@ -156,9 +162,9 @@ def test_finalizer_comes_off_the_pods_of_a_deleting_job() -> None:
     world, client = make_world()
     make_job(client, duration="1h")
     world.settle()
-    client.delete("batch/v1", "Job", "j", NS, propagation_policy="Orphan")
+    client.delete("batch/v1", "Job", "j", DEFAULT_NAMESPACE, propagation_policy="Orphan")
     world.settle()
-    assert client.get("batch/v1", "Job", "j", NS)["metadata"]["deletionTimestamp"]
+    assert client.get("batch/v1", "Job", "j", DEFAULT_NAMESPACE)["metadata"]["deletionTimestamp"]
     (pod,) = job_pods(client)
     assert "batch.kubernetes.io/job-tracking" not in (pod["metadata"].get("finalizers") or [])
 
@@ -167,7 +173,9 @@ def test_finalizer_comes_off_the_pods_of_a_job_that_is_gone() -> None:
     world, client = make_world()
     make_job(client, duration="1h")
     world.settle()
-    client.delete("batch/v1", "Job", "j", NS, propagation_policy="Background")  # no garbage collector here
+    client.delete(
+        "batch/v1", "Job", "j", DEFAULT_NAMESPACE, propagation_policy="Background"
+    )  # no garbage collector here
     world.settle()
     (pod,) = job_pods(client)
     assert "batch.kubernetes.io/job-tracking" not in (pod["metadata"].get("finalizers") or [])
@@ -177,7 +185,7 @@ def test_restart_on_failure_job_fails_once_restarts_reach_the_limit() -> None:
     world = World(simulators=SIMULATORS)
     client = world.client()
     client.create({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1"}})
-    client.create({"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "j", "namespace": NS},
+    client.create({"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "j", "namespace": DEFAULT_NAMESPACE},
                    "spec": {"backoffLimit": 1, "template": {
                        "metadata": {"annotations": {"harness.test/job-result": "Failed",
                                                     "harness.test/job-duration": "5s"}},

@@ -17,15 +17,15 @@ import yaml
 from operators.pre_drain_hook_operator import OWN_HOOK, PRE_DRAIN_HOOK_PREFIX
 from test_http_fixtures import ServeProcess, eventually, serve_process
 
+from harness.kube.names.capi import MACHINE_FINALIZER, MACHINES_RESOURCE
+
 OPERATOR = Path(__file__).parent / "operators" / "pre_drain_hook_operator.py"
 # The operator's own identity: without a server token, a bearer token names the user (audit trail).
 OPERATOR_USER = "system:serviceaccount:default:pre-drain-hook"
 OPERATOR_TIMEOUT = 30.0
 OPERATOR_STOP_TIMEOUT = 15.0
 
-MACHINES = "machines.cluster.x-k8s.io"
 OTHER_HOOK = f"{PRE_DRAIN_HOOK_PREFIX}/other-hook"  # another owner's hook: not ours to remove
-MACHINE_FINALIZER = "machine.cluster.x-k8s.io"
 
 MACHINE_CRD = """\
 apiVersion: apiextensions.k8s.io/v1
@@ -76,7 +76,7 @@ def served(tmp_path: Path) -> Iterator[ServeProcess]:
 @pytest.fixture
 def operator(served: ServeProcess, tmp_path: Path) -> Iterator[Operator]:
     served.kubectl("apply", "-f", "-", stdin=MACHINE_CRD)
-    served.kubectl("wait", "--for", "condition=established", f"crd/{MACHINES}", "--timeout=10s")
+    served.kubectl("wait", "--for", "condition=established", f"crd/{MACHINES_RESOURCE}", "--timeout=10s")
     config = yaml.safe_load(served.kubeconfig.read_text())
     for user in config["users"]:
         user["user"] = {"token": OPERATOR_USER}
@@ -122,7 +122,7 @@ def test_operator_removes_only_its_own_pre_drain_hook_from_a_deleting_machine(
     assert OTHER_HOOK in doomed["metadata"]["annotations"]
     assert {OWN_HOOK, OTHER_HOOK} <= set(_annotations(served, "kept"))
     with served.http() as http:
-        writes = http.get("/harness/v1/audit", params={"resource": MACHINES, "diff": "false"}).json()["items"]
+        writes = http.get("/harness/v1/audit", params={"resource": MACHINES_RESOURCE, "diff": "false"}).json()["items"]
     by_operator = [(r["verb"], r["name"]) for r in writes if r["user"] == OPERATOR_USER]
     assert by_operator == [("patch", "doomed")]
 

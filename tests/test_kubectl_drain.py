@@ -15,13 +15,14 @@ from pathlib import Path
 import pytest
 from test_http_fixtures import ServeProcess, eventually, serve_process
 
-from harness.apiserver.eviction import DISRUPTION_TARGET, LOOPBACK_USER, VIOLATION_MSG
+from harness.apiserver.eviction import LOOPBACK_USER
+from harness.kube.names.core import DISRUPTION_TARGET
+from harness.kube.names.policy import PDB_RESOURCE, PDB_VIOLATION_MESSAGE
 
 DRAIN_TIMEOUT = 90
 DRAINER = "drainer"  # kubectl --as: the audit trail tells the drain's writes from the test's own
 # What kubectl drain prints for a 429 from the eviction subresource.
-BUDGET_VIOLATION = 'error when evicting pods/"{}" -n "default" (will retry after 5s): ' + VIOLATION_MSG
-PDBS = "poddisruptionbudgets.policy"
+BUDGET_VIOLATION = 'error when evicting pods/"{}" -n "default" (will retry after 5s): ' + PDB_VIOLATION_MESSAGE
 
 WORKLOADS = """\
 apiVersion: v1
@@ -133,7 +134,9 @@ def test_drain_waits_for_the_budget_then_evicts_and_skips_daemonset_pods(served:
 
     with served.http() as http:
         records = http.get("/harness/v1/audit", params={"resource": "pods"}).json()["items"]
-        budget_writes = http.get("/harness/v1/audit", params={"resource": PDBS, "diff": "false"}).json()["items"]
+        budget_writes = http.get("/harness/v1/audit", params={"resource": PDB_RESOURCE, "diff": "false"}).json()[
+            "items"
+        ]
     # Each web pod's eviction spent the budget (the apiserver's own status write of the PDB).
     assert len([r for r in budget_writes if r["user"] == LOOPBACK_USER]) == len(web)
     drained = [r for r in records if r["user"] == DRAINER]

@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 from test_http_fixtures import KUBECTL_TIMEOUT, Served, eventually, serving
 
+from harness.kube.names.knobs import READY_DELAY_ANNOTATION
 from harness.world.world import World
 
 NODE = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1"}}
-READY_DELAY_ANNOTATION = "harness.test/ready-delay"  # the kubelet simulator's knob
 
 
 def _pod(name: str, **annotations: str) -> dict[str, object]:

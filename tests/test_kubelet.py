@@ -8,19 +8,17 @@ import pytest
 
 from harness.client import InProcessClient
 from harness.kube.errors import StatusError
+from harness.kube.names.core import DEFAULT_NAMESPACE, UNSCHEDULABLE_TAINT
+from harness.kube.names.storage import CSI_UNIQUE_NAME
 from harness.world.kubelet import (
-    CSI_UNIQUE_NAME,
     NOT_READY_TAINT,
     UNREACHABLE_TAINT,
-    UNSCHEDULABLE_TAINT,
     Kubelet,
     pod_condition,
     pod_csi_volumes,
     pod_is_ready,
 )
 from harness.world.world import World
-
-NS = "default"
 
 
 def make_world() -> tuple[World, InProcessClient, Kubelet]:
@@ -37,14 +35,14 @@ def run_pod(
 ) -> dict[str, Any]:
     body: dict[str, Any] = {
         "apiVersion": "v1", "kind": "Pod",
-        "metadata": {"name": name, "namespace": NS, "annotations": annotations or {}},
+        "metadata": {"name": name, "namespace": DEFAULT_NAMESPACE, "annotations": annotations or {}},
         "spec": {"nodeName": node, "containers": [{"name": "app", "image": "nginx:1.27"}], **spec},
     }
     return client.create(body)
 
 
 def get_pod(client: InProcessClient, name: str = "p") -> dict[str, Any]:
-    return client.get("v1", "Pod", name, NS)
+    return client.get("v1", "Pod", name, DEFAULT_NAMESPACE)
 
 
 def exists(client: InProcessClient, name: str = "p") -> bool:
@@ -174,7 +172,7 @@ def test_graceful_deletion_ends_when_the_grace_period_does() -> None:
     world, client, _ = make_world()
     run_pod(client, terminationGracePeriodSeconds=45)
     world.settle()
-    client.delete("v1", "Pod", "p", NS)
+    client.delete("v1", "Pod", "p", DEFAULT_NAMESPACE)
     world.advance(44)
     assert exists(client)
     world.advance(1)
@@ -185,7 +183,7 @@ def test_final_delete_is_the_kubelets_with_grace_zero_after_a_terminal_status() 
     world, client, _ = make_world()
     run_pod(client, terminationGracePeriodSeconds=10)
     world.settle()
-    client.delete("v1", "Pod", "p", NS)
+    client.delete("v1", "Pod", "p", DEFAULT_NAMESPACE)
     world.advance(10)
     writes = world.audit.query(resource="pods", name="p", since=0)
     status_write, final_delete = writes[-2:]
@@ -199,7 +197,7 @@ def test_shutdown_seconds_ends_termination_before_the_grace_period() -> None:
     world, client, _ = make_world()
     run_pod(client, annotations={"harness.test/shutdown-seconds": "5s"})
     world.settle()
-    client.delete("v1", "Pod", "p", NS)
+    client.delete("v1", "Pod", "p", DEFAULT_NAMESPACE)
     world.advance(4)
     assert exists(client)
     world.advance(1)
@@ -210,7 +208,7 @@ def test_ignore_termination_keeps_the_pod_forever() -> None:
     world, client, _ = make_world()
     run_pod(client, terminationGracePeriodSeconds=5, annotations={"harness.test/ignore-termination": "true"})
     world.settle()
-    client.delete("v1", "Pod", "p", NS)
+    client.delete("v1", "Pod", "p", DEFAULT_NAMESPACE)
     world.advance(3600)
     pod = get_pod(client)
     assert pod["metadata"]["deletionTimestamp"] == "2026-01-01T00:00:05Z"
@@ -220,12 +218,12 @@ def test_ignore_termination_keeps_the_pod_forever() -> None:
 def test_terminal_pod_held_by_a_finalizer_is_deleted_at_once_when_released() -> None:
     world, client, _ = make_world()
     run_pod(client, restartPolicy="Never", annotations={"harness.test/run-seconds": "1s"})
-    client.patch("v1", "Pod", "p", {"metadata": {"finalizers": ["example.com/hold"]}}, namespace=NS)
+    client.patch("v1", "Pod", "p", {"metadata": {"finalizers": ["example.com/hold"]}}, namespace=DEFAULT_NAMESPACE)
     world.advance(1)
-    client.delete("v1", "Pod", "p", NS)
+    client.delete("v1", "Pod", "p", DEFAULT_NAMESPACE)
     world.settle()
     assert get_pod(client)["metadata"]["deletionGracePeriodSeconds"] == 0
-    client.patch("v1", "Pod", "p", {"metadata": {"finalizers": None}}, namespace=NS)
+    client.patch("v1", "Pod", "p", {"metadata": {"finalizers": None}}, namespace=DEFAULT_NAMESPACE)
     world.settle()
     assert not exists(client)
 
@@ -268,7 +266,7 @@ def test_unknown_node_gets_unreachable_taint_and_its_pods_never_finish() -> None
         "Unknown", "NodeStatusUnknown", "Kubelet stopped posting node status.")
     assert UNREACHABLE_TAINT in taint_keys(client, "n1")
     assert not pod_is_ready(get_pod(client))
-    client.delete("v1", "Pod", "p", NS)
+    client.delete("v1", "Pod", "p", DEFAULT_NAMESPACE)
     world.advance(600)
     assert exists(client)
 
@@ -326,9 +324,18 @@ def make_volume(client: InProcessClient, name: str = "data", driver: str = "ebs.
     client.create({"apiVersion": "v1", "kind": "PersistentVolume", "metadata": {"name": f"pv-{name}"},
                    "spec": {"capacity": {"storage": "1Gi"}, "accessModes": ["ReadWriteOnce"],
                             "csi": {"driver": driver, "volumeHandle": handle}}})
-    client.create({"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": {"name": name, "namespace": NS},
-                   "spec": {"accessModes": ["ReadWriteOnce"], "volumeName": f"pv-{name}",
-                            "resources": {"requests": {"storage": "1Gi"}}}})
+    client.create(
+        {
+            "apiVersion": "v1",
+            "kind": "PersistentVolumeClaim",
+            "metadata": {"name": name, "namespace": DEFAULT_NAMESPACE},
+            "spec": {
+                "accessModes": ["ReadWriteOnce"],
+                "volumeName": f"pv-{name}",
+                "resources": {"requests": {"storage": "1Gi"}},
+            },
+        }
+    )
 
 
 def pvc_pod(client: InProcessClient, **kwargs: Any) -> dict[str, Any]:
@@ -371,7 +378,7 @@ def test_volume_stays_in_use_until_the_pod_is_gone() -> None:
     pvc_pod(client, terminationGracePeriodSeconds=10)
     world.settle()
     assert get_pod(client)["status"]["phase"] == "Running"
-    client.delete("v1", "Pod", "p", NS)
+    client.delete("v1", "Pod", "p", DEFAULT_NAMESPACE)
     world.advance(9)
     assert client.get("v1", "Node", "n1")["status"]["volumesInUse"] == [volume]
     world.advance(1)
@@ -396,5 +403,5 @@ def test_many_pods_start_without_listing_every_pod() -> None:
     for i in range(300):
         run_pod(client, f"p{i}")
     world.settle()
-    assert all(p["status"]["phase"] == "Running" for p in client.list("v1", "Pod", NS)["items"])
+    assert all(p["status"]["phase"] == "Running" for p in client.list("v1", "Pod", DEFAULT_NAMESPACE)["items"])
     assert not world.errors()

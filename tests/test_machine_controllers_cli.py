@@ -15,13 +15,11 @@ import pytest
 
 from harness.client import ApiError
 from harness.client.http import HttpClient
+from harness.kube.names.capi import BOOTSTRAP_API_VERSION, CLUSTER_API_VERSION, INFRASTRUCTURE_API_VERSION
+from harness.kube.names.core import DEFAULT_NAMESPACE
 from harness.world.world import MANAGEMENT_SIMULATORS, SIMULATORS
 from tests.test_serve_cli import _start, _stop
 
-CAPI = "cluster.x-k8s.io/v1beta1"
-INFRA = "infrastructure.cluster.x-k8s.io/v1beta1"
-BOOTSTRAP = "bootstrap.cluster.x-k8s.io/v1beta1"
-NS = "default"
 HOOK = "pre-drain.delete.hook.machine.cluster.x-k8s.io/hic"
 WAIT_SECONDS = 30.0
 
@@ -29,7 +27,7 @@ WAIT_SECONDS = 30.0
 def _wait_for(client: HttpClient, condition: Callable[[], bool]) -> None:
     """Block until ``condition`` holds, woken by Machine events (or every 0.2 s), at most WAIT_SECONDS."""
     woke = threading.Event()
-    stream = client.watch(CAPI, "Machine", NS)
+    stream = client.watch(CLUSTER_API_VERSION, "Machine", DEFAULT_NAMESPACE)
     stream.on_event = woke.set
     deadline = time.monotonic() + WAIT_SECONDS
     try:
@@ -46,7 +44,7 @@ def _wait_for(client: HttpClient, condition: Callable[[], bool]) -> None:
 
 def _machine(client: HttpClient) -> dict | None:  # type: ignore[type-arg]
     try:
-        return client.get(CAPI, "Machine", "m1", NS)
+        return client.get(CLUSTER_API_VERSION, "Machine", "m1", DEFAULT_NAMESPACE)
     except ApiError as err:
         assert err.code == 404
         return None
@@ -61,28 +59,75 @@ def test_the_machine_controller_runs_as_a_process_against_a_served_world(tmp_pat
         assert controllers.stdout is not None
         assert controllers.stdout.readline().strip() == "Controllers: machine"
         client = HttpClient.from_kubeconfig(kubeconfig.read_text())
-        client.create({"apiVersion": INFRA, "kind": "FakeCluster", "metadata": {"name": "c1", "namespace": NS}})
-        client.create({"apiVersion": CAPI, "kind": "Cluster", "metadata": {"name": "c1", "namespace": NS},
-                       "spec": {"infrastructureRef": {"apiVersion": INFRA, "kind": "FakeCluster", "name": "c1"}}})
+        client.create(
+            {
+                "apiVersion": INFRASTRUCTURE_API_VERSION,
+                "kind": "FakeCluster",
+                "metadata": {"name": "c1", "namespace": DEFAULT_NAMESPACE},
+            }
+        )
+        client.create(
+            {
+                "apiVersion": CLUSTER_API_VERSION,
+                "kind": "Cluster",
+                "metadata": {"name": "c1", "namespace": DEFAULT_NAMESPACE},
+                "spec": {
+                    "infrastructureRef": {"apiVersion": INFRASTRUCTURE_API_VERSION, "kind": "FakeCluster", "name": "c1"}
+                },
+            }
+        )
         for name, labels, annotations in (("cp", {"cluster.x-k8s.io/control-plane": ""}, {}), ("m1", {}, {HOOK: ""})):
-            client.create({"apiVersion": BOOTSTRAP, "kind": "FakeBootstrapConfig",
-                           "metadata": {"name": name, "namespace": NS}})
-            client.create({"apiVersion": INFRA, "kind": "FakeMachine", "metadata": {"name": name, "namespace": NS}})
-            client.create({"apiVersion": CAPI, "kind": "Machine",
-                           "metadata": {"name": name, "namespace": NS, "labels": labels, "annotations": annotations},
-                           "spec": {"clusterName": "c1",
-                                    "bootstrap": {"configRef": {"apiVersion": BOOTSTRAP, "kind": "FakeBootstrapConfig",
-                                                                "name": name}},
-                                    "infrastructureRef": {"apiVersion": INFRA, "kind": "FakeMachine", "name": name}}})
+            client.create({"apiVersion": BOOTSTRAP_API_VERSION, "kind": "FakeBootstrapConfig",
+                           "metadata": {"name": name, "namespace": DEFAULT_NAMESPACE}})
+            client.create(
+                {
+                    "apiVersion": INFRASTRUCTURE_API_VERSION,
+                    "kind": "FakeMachine",
+                    "metadata": {"name": name, "namespace": DEFAULT_NAMESPACE},
+                }
+            )
+            client.create(
+                {
+                    "apiVersion": CLUSTER_API_VERSION,
+                    "kind": "Machine",
+                    "metadata": {
+                        "name": name,
+                        "namespace": DEFAULT_NAMESPACE,
+                        "labels": labels,
+                        "annotations": annotations,
+                    },
+                    "spec": {
+                        "clusterName": "c1",
+                        "bootstrap": {
+                            "configRef": {
+                                "apiVersion": BOOTSTRAP_API_VERSION,
+                                "kind": "FakeBootstrapConfig",
+                                "name": name,
+                            }
+                        },
+                        "infrastructureRef": {
+                            "apiVersion": INFRASTRUCTURE_API_VERSION,
+                            "kind": "FakeMachine",
+                            "name": name,
+                        },
+                    },
+                }
+            )
         _wait_for(client, lambda: ((_machine(client) or {}).get("status") or {}).get("nodeRef") is not None)
-        client.delete(CAPI, "Machine", "m1", NS)
+        client.delete(CLUSTER_API_VERSION, "Machine", "m1", DEFAULT_NAMESPACE)
 
         def deleting_reason() -> str:
             conditions = (((_machine(client) or {}).get("status") or {}).get("v1beta2") or {}).get("conditions") or []
             return next((c["reason"] for c in conditions if c["type"] == "Deleting"), "")
 
         _wait_for(client, lambda: deleting_reason() == "WaitingForPreDrainHook")
-        client.patch(CAPI, "Machine", "m1", {"metadata": {"annotations": {HOOK: None}}}, namespace=NS)
+        client.patch(
+            CLUSTER_API_VERSION,
+            "Machine",
+            "m1",
+            {"metadata": {"annotations": {HOOK: None}}},
+            namespace=DEFAULT_NAMESPACE,
+        )
         _wait_for(client, lambda: _machine(client) is None)
         workload = client.for_kubeconfig(kubeconfig.read_text().replace("current-context: management",
                                                                          "current-context: default/c1"))
@@ -112,10 +157,29 @@ def test_serve_knows_the_reference_controllers_by_name(tmp_path: Path) -> None:
     server, _url, kubeconfig = _start(["--kubeconfig", str(tmp_path / "kc"), "--controllers", "machine,fake-bootstrap"])
     try:
         client = HttpClient.from_kubeconfig(kubeconfig.read_text())
-        client.create({"apiVersion": CAPI, "kind": "Cluster", "metadata": {"name": "c1", "namespace": NS}})
-        client.create({"apiVersion": CAPI, "kind": "Machine", "metadata": {"name": "m1", "namespace": NS},
-                       "spec": {"clusterName": "c1", "bootstrap": {"dataSecretName": "x"},
-                                "infrastructureRef": {"apiVersion": INFRA, "kind": "FakeMachine", "name": "m1"}}})
+        client.create(
+            {
+                "apiVersion": CLUSTER_API_VERSION,
+                "kind": "Cluster",
+                "metadata": {"name": "c1", "namespace": DEFAULT_NAMESPACE},
+            }
+        )
+        client.create(
+            {
+                "apiVersion": CLUSTER_API_VERSION,
+                "kind": "Machine",
+                "metadata": {"name": "m1", "namespace": DEFAULT_NAMESPACE},
+                "spec": {
+                    "clusterName": "c1",
+                    "bootstrap": {"dataSecretName": "x"},
+                    "infrastructureRef": {
+                        "apiVersion": INFRASTRUCTURE_API_VERSION,
+                        "kind": "FakeMachine",
+                        "name": "m1",
+                    },
+                },
+            }
+        )
         _wait_for(client, lambda: "machine.cluster.x-k8s.io" in ((_machine(client) or {}).get("metadata") or {}).get(
             "finalizers", []))
     finally:

@@ -11,24 +11,26 @@ from typing import Any
 
 import pytest
 
-from controllers.machine.api import MACHINE_FINALIZER
 from controllers.machine.node_deletion import is_delete_node_allowed
 from harness.client import ApiError
 from harness.clock import rfc3339
 from harness.kube import errors as api_errors
+from harness.kube.names.capi import (
+    BOOTSTRAP_API_VERSION,
+    CLUSTER_API_VERSION,
+    CONTROL_PLANE_API_VERSION,
+    INFRASTRUCTURE_API_VERSION,
+    MACHINE_FINALIZER,
+    MACHINES_RESOURCE,
+    PRE_DRAIN_DELETE_HOOK_PREFIX,
+    PRE_TERMINATE_DELETE_HOOK_PREFIX,
+)
+from harness.kube.names.core import DEFAULT_NAMESPACE
 from harness.world.world import World
 
-NS = "default"
-CAPI = "cluster.x-k8s.io/v1beta1"
-INFRA = "infrastructure.cluster.x-k8s.io/v1beta1"
-BOOTSTRAP = "bootstrap.cluster.x-k8s.io/v1beta1"
-KCP = "controlplane.cluster.x-k8s.io/v1beta1"
 CLUSTER = "c1"
-WORKLOAD = f"{NS}/{CLUSTER}"
-MACHINES = "machines.cluster.x-k8s.io"
+WORKLOAD = f"{DEFAULT_NAMESPACE}/{CLUSTER}"
 CONTROLLER_USER = "system:serviceaccount:kube-system:machine"
-PRE_DRAIN = "pre-drain.delete.hook.machine.cluster.x-k8s.io"
-PRE_TERMINATE = "pre-terminate.delete.hook.machine.cluster.x-k8s.io"
 
 
 class CapiWorld:
@@ -38,10 +40,27 @@ class CapiWorld:
     def __init__(self, world: World | None = None, *, control_plane: bool = True) -> None:
         self.world = world or World()
         self.client = self.world.client()
-        self.client.create({"apiVersion": INFRA, "kind": "FakeCluster", "metadata": {"name": CLUSTER, "namespace": NS}})
-        self.client.create({"apiVersion": CAPI, "kind": "Cluster", "metadata": {"name": CLUSTER, "namespace": NS},
-                            "spec": {"infrastructureRef": {"apiVersion": INFRA, "kind": "FakeCluster",
-                                                           "name": CLUSTER}}})
+        self.client.create(
+            {
+                "apiVersion": INFRASTRUCTURE_API_VERSION,
+                "kind": "FakeCluster",
+                "metadata": {"name": CLUSTER, "namespace": DEFAULT_NAMESPACE},
+            }
+        )
+        self.client.create(
+            {
+                "apiVersion": CLUSTER_API_VERSION,
+                "kind": "Cluster",
+                "metadata": {"name": CLUSTER, "namespace": DEFAULT_NAMESPACE},
+                "spec": {
+                    "infrastructureRef": {
+                        "apiVersion": INFRASTRUCTURE_API_VERSION,
+                        "kind": "FakeCluster",
+                        "name": CLUSTER,
+                    }
+                },
+            }
+        )
         self.world.settle()
         self.remote = self.world.client(WORKLOAD)
         if control_plane:
@@ -60,27 +79,42 @@ class CapiWorld:
         owner: dict[str, Any] | None = None,
     ) -> dict[str, Any]:
         """A Machine with its FakeBootstrapConfig and FakeMachine (same name), provisioned at once."""
-        self.client.create({"apiVersion": BOOTSTRAP, "kind": "FakeBootstrapConfig",
-                            "metadata": {"name": name, "namespace": NS, "annotations": bootstrap_annotations or {}}})
-        self.client.create({"apiVersion": INFRA, "kind": "FakeMachine",
-                            "metadata": {"name": name, "namespace": NS, "annotations": infra_annotations or {}}})
+        self.client.create(
+            {
+                "apiVersion": BOOTSTRAP_API_VERSION,
+                "kind": "FakeBootstrapConfig",
+                "metadata": {"name": name, "namespace": DEFAULT_NAMESPACE, "annotations": bootstrap_annotations or {}},
+            }
+        )
+        self.client.create(
+            {
+                "apiVersion": INFRASTRUCTURE_API_VERSION,
+                "kind": "FakeMachine",
+                "metadata": {"name": name, "namespace": DEFAULT_NAMESPACE, "annotations": infra_annotations or {}},
+            }
+        )
         machine_labels = dict(labels or {})
         if control_plane:
             machine_labels["cluster.x-k8s.io/control-plane"] = ""
-        metadata: dict[str, Any] = {"name": name, "namespace": NS, "labels": machine_labels,
+        metadata: dict[str, Any] = {"name": name, "namespace": DEFAULT_NAMESPACE, "labels": machine_labels,
                                     "annotations": annotations or {}}
         if owner is not None:
             metadata["ownerReferences"] = [owner]
-        machine_spec = {"clusterName": CLUSTER,
-                        "bootstrap": {"configRef": {"apiVersion": BOOTSTRAP, "kind": "FakeBootstrapConfig",
-                                                    "name": name}},
-                        "infrastructureRef": {"apiVersion": INFRA, "kind": "FakeMachine", "name": name}}
+        machine_spec = {
+            "clusterName": CLUSTER,
+            "bootstrap": {
+                "configRef": {"apiVersion": BOOTSTRAP_API_VERSION, "kind": "FakeBootstrapConfig", "name": name}
+            },
+            "infrastructureRef": {"apiVersion": INFRASTRUCTURE_API_VERSION, "kind": "FakeMachine", "name": name},
+        }
         machine_spec.update(spec or {})
-        self.client.create({"apiVersion": CAPI, "kind": "Machine", "metadata": metadata, "spec": machine_spec})
+        self.client.create(
+            {"apiVersion": CLUSTER_API_VERSION, "kind": "Machine", "metadata": metadata, "spec": machine_spec}
+        )
         self.world.settle()
         return self.get(name)
 
-    def pod(self, name: str, node: str, *, namespace: str = NS, labels: dict[str, str] | None = None,
+    def pod(self, name: str, node: str, *, namespace: str = DEFAULT_NAMESPACE, labels: dict[str, str] | None = None,
             annotations: dict[str, str] | None = None, owner: dict[str, Any] | None = None,
             volumes: list[dict[str, Any]] | None = None, grace: int | None = None) -> None:
         """A Pod bound to ``node`` (running once the kubelet simulator sees it)."""
@@ -96,7 +130,7 @@ class CapiWorld:
         self.remote.create({"apiVersion": "v1", "kind": "Pod", "metadata": metadata, "spec": spec})
 
     def get(self, name: str) -> dict[str, Any]:
-        return self.client.get(CAPI, "Machine", name, NS)
+        return self.client.get(CLUSTER_API_VERSION, "Machine", name, DEFAULT_NAMESPACE)
 
     def exists(self, name: str) -> bool:
         try:
@@ -109,12 +143,18 @@ class CapiWorld:
     def delete(self, name: str) -> int:
         """Delete the Machine; the audit position before the deletion (for :meth:`writes`)."""
         mark = len(self.world.audit)
-        self.client.delete(CAPI, "Machine", name, NS)
+        self.client.delete(CLUSTER_API_VERSION, "Machine", name, DEFAULT_NAMESPACE)
         self.world.settle()
         return mark
 
     def annotate(self, name: str, annotations: dict[str, str | None]) -> None:
-        self.client.patch(CAPI, "Machine", name, {"metadata": {"annotations": annotations}}, namespace=NS)
+        self.client.patch(
+            CLUSTER_API_VERSION,
+            "Machine",
+            name,
+            {"metadata": {"annotations": annotations}},
+            namespace=DEFAULT_NAMESPACE,
+        )
         self.world.settle()
 
     def deleting(self, name: str) -> dict[str, Any]:
@@ -139,7 +179,7 @@ class CapiWorld:
         return True
 
     def events(self, reason: str) -> list[dict[str, Any]]:
-        return [e for e in self.client.list("v1", "Event", NS)["items"] if e.get("reason") == reason]
+        return [e for e in self.client.list("v1", "Event", DEFAULT_NAMESPACE)["items"] if e.get("reason") == reason]
 
     def writes(self, since: int, *, user: str | None = CONTROLLER_USER) -> list[tuple[str, str, str, str, str]]:
         """(cluster, verb, resource, subresource, name) of every write after ``since`` (by ``user``)."""
@@ -183,17 +223,19 @@ def test_a_machine_that_is_not_deleting_reports_not_deleting(capi: CapiWorld) ->
 
 
 def test_deletion_runs_the_ten_phases_in_order(capi: CapiWorld) -> None:
-    capi.machine("m1", annotations={f"{PRE_DRAIN}/hic": "", f"{PRE_TERMINATE}/hic": ""})
+    capi.machine(
+        "m1", annotations={f"{PRE_DRAIN_DELETE_HOOK_PREFIX}/hic": "", f"{PRE_TERMINATE_DELETE_HOOK_PREFIX}/hic": ""}
+    )
     capi.pod("web", "m1")
     capi.world.settle()
     since = capi.delete("m1")
     assert capi.deleting("m1")["reason"] == "WaitingForPreDrainHook"
     assert not capi.remote.get("v1", "Node", "m1")["spec"].get("unschedulable")
-    capi.annotate("m1", {f"{PRE_DRAIN}/hic": None})
+    capi.annotate("m1", {f"{PRE_DRAIN_DELETE_HOOK_PREFIX}/hic": None})
     capi.world.advance(60)
     assert capi.deleting("m1")["reason"] == "WaitingForPreTerminateHook"
-    assert capi.client.get(INFRA, "FakeMachine", "m1", NS)
-    capi.annotate("m1", {f"{PRE_TERMINATE}/hic": None})
+    assert capi.client.get(INFRASTRUCTURE_API_VERSION, "FakeMachine", "m1", DEFAULT_NAMESPACE)
+    capi.annotate("m1", {f"{PRE_TERMINATE_DELETE_HOOK_PREFIX}/hic": None})
     capi.world.advance(10)
     assert not capi.exists("m1")
     writes = capi.writes(since)
@@ -203,10 +245,10 @@ def test_deletion_runs_the_ten_phases_in_order(capi: CapiWorld) -> None:
         _first(writes, "delete", "fakemachines.infrastructure.cluster.x-k8s.io", "m1"),
         _first(writes, "delete", "fakebootstrapconfigs.bootstrap.cluster.x-k8s.io", "m1"),
         _first(writes, "delete", "nodes", "m1"),
-        _first(writes, "patch", MACHINES, "m1"),  # the finalizer goes
+        _first(writes, "patch", MACHINES_RESOURCE, "m1"),  # the finalizer goes
     ]
     assert order == sorted(order)
-    assert writes[-1] == ("management", "patch", MACHINES, "", "m1")
+    assert writes[-1] == ("management", "patch", MACHINES_RESOURCE, "", "m1")
 
 
 def test_the_deleting_condition_follows_each_phase(capi: CapiWorld) -> None:
@@ -246,19 +288,23 @@ def test_successful_drain_and_volume_detach_are_recorded_as_conditions_and_event
 
 
 def test_pre_drain_hooks_are_listed_sorted_and_their_values_ignored(capi: CapiWorld) -> None:
-    capi.machine("m1", annotations={f"{PRE_DRAIN}/zeta": "", f"{PRE_DRAIN}/alpha": "owner"})
+    capi.machine(
+        "m1", annotations={f"{PRE_DRAIN_DELETE_HOOK_PREFIX}/zeta": "", f"{PRE_DRAIN_DELETE_HOOK_PREFIX}/alpha": "owner"}
+    )
     capi.delete("m1")
     condition = capi.deleting("m1")
     assert condition["reason"] == "WaitingForPreDrainHook"
     assert condition["message"] == (
-        f"Waiting for pre-drain hooks to succeed (hooks: {PRE_DRAIN}/alpha,{PRE_DRAIN}/zeta)")
+        "Waiting for pre-drain hooks to succeed (hooks: "
+        f"{PRE_DRAIN_DELETE_HOOK_PREFIX}/alpha,{PRE_DRAIN_DELETE_HOOK_PREFIX}/zeta)"
+    )
     hook = capi.condition("m1", "PreDrainDeleteHookSucceeded")
     assert (hook["status"], hook["reason"], hook["severity"], hook.get("message")) == (
         "False", "WaitingExternalHook", "Info", None)
 
 
 def test_a_pre_drain_hook_never_times_out_and_is_not_polled(capi: CapiWorld) -> None:
-    capi.machine("m1", annotations={f"{PRE_DRAIN}/hic": ""}, spec={"nodeDrainTimeout": "10s"})
+    capi.machine("m1", annotations={f"{PRE_DRAIN_DELETE_HOOK_PREFIX}/hic": ""}, spec={"nodeDrainTimeout": "10s"})
     since = capi.delete("m1")
     capi.world.advance(2)  # the rate limiter's own 1 s retry of the deletion's echo
     writes_at_start = len(capi.writes(since))
@@ -274,12 +320,15 @@ def test_a_pre_drain_hook_never_times_out_and_is_not_polled(capi: CapiWorld) -> 
 
 
 def test_removing_the_last_pre_drain_hook_resumes_deletion_from_the_watch_event(capi: CapiWorld) -> None:
-    capi.machine("m1", annotations={f"{PRE_DRAIN}/a": "", f"{PRE_DRAIN}/b": ""})
+    capi.machine("m1", annotations={f"{PRE_DRAIN_DELETE_HOOK_PREFIX}/a": "", f"{PRE_DRAIN_DELETE_HOOK_PREFIX}/b": ""})
     capi.delete("m1")
     capi.world.advance(100)
-    capi.annotate("m1", {f"{PRE_DRAIN}/a": None})
-    assert capi.deleting("m1")["message"] == f"Waiting for pre-drain hooks to succeed (hooks: {PRE_DRAIN}/b)"
-    capi.annotate("m1", {f"{PRE_DRAIN}/b": None})
+    capi.annotate("m1", {f"{PRE_DRAIN_DELETE_HOOK_PREFIX}/a": None})
+    assert (
+        capi.deleting("m1")["message"]
+        == f"Waiting for pre-drain hooks to succeed (hooks: {PRE_DRAIN_DELETE_HOOK_PREFIX}/b)"
+    )
+    capi.annotate("m1", {f"{PRE_DRAIN_DELETE_HOOK_PREFIX}/b": None})
     # At most one pass per second (the reconcileDeleteCache): the second removal is seen 1 s later.
     capi.world.advance(1)
     assert capi.remote.get("v1", "Node", "m1")["spec"]["unschedulable"] is True
@@ -294,21 +343,23 @@ def test_seed_000_annotation_spellings_are_not_hooks(capi: CapiWorld) -> None:
 
 
 def test_pre_terminate_hooks_hold_the_instance_after_drain(capi: CapiWorld) -> None:
-    capi.machine("m1", annotations={f"{PRE_TERMINATE}/backup": "my-backup-controller"})
+    capi.machine("m1", annotations={f"{PRE_TERMINATE_DELETE_HOOK_PREFIX}/backup": "my-backup-controller"})
     capi.delete("m1")
     capi.world.advance(3600)
     condition = capi.deleting("m1")
     assert (condition["reason"], condition["message"]) == (
-        "WaitingForPreTerminateHook", f"Waiting for pre-terminate hooks to succeed (hooks: {PRE_TERMINATE}/backup)")
+        "WaitingForPreTerminateHook",
+        f"Waiting for pre-terminate hooks to succeed (hooks: {PRE_TERMINATE_DELETE_HOOK_PREFIX}/backup)",
+    )
     assert capi.condition("m1", "DrainingSucceeded")["status"] == "True"
-    fake = capi.client.get(INFRA, "FakeMachine", "m1", NS)
+    fake = capi.client.get(INFRASTRUCTURE_API_VERSION, "FakeMachine", "m1", DEFAULT_NAMESPACE)
     assert not fake["metadata"].get("deletionTimestamp")
     hook = capi.condition("m1", "PreTerminateDeleteHookSucceeded")
     assert (hook["status"], hook["reason"]) == ("False", "WaitingExternalHook")
 
 
 def test_an_overlong_hook_name_is_refused_by_the_api_server(capi: CapiWorld) -> None:
-    key = f"{PRE_DRAIN}/{'x' * 64}"
+    key = f"{PRE_DRAIN_DELETE_HOOK_PREFIX}/{'x' * 64}"
     with pytest.raises(ApiError) as caught:
         capi.annotate("cp", {key: ""})
     assert caught.value.code == 422
@@ -320,7 +371,7 @@ def test_an_overlong_hook_name_is_refused_by_the_api_server(capi: CapiWorld) -> 
 
 
 def test_a_machine_without_a_node_skips_the_pre_drain_hook_drain_and_node_deletion(capi: CapiWorld) -> None:
-    capi.machine("m1", annotations={f"{PRE_DRAIN}/hic": ""},
+    capi.machine("m1", annotations={f"{PRE_DRAIN_DELETE_HOOK_PREFIX}/hic": ""},
                  infra_annotations={"harness.test/provision-delay": "1h"})
     assert not capi.get("m1")["status"].get("nodeRef")
     capi.delete("m1")
@@ -333,8 +384,8 @@ def test_a_node_found_by_provider_id_at_deletion_is_written_to_the_node_ref(capi
     machine = capi.machine("m1")
     machine["status"].pop("nodeRef")
     machine["spec"].pop("providerID")
-    infra = capi.client.get(INFRA, "FakeMachine", "m1", NS)
-    cluster = capi.client.get(CAPI, "Cluster", CLUSTER, NS)
+    infra = capi.client.get(INFRASTRUCTURE_API_VERSION, "FakeMachine", "m1", DEFAULT_NAMESPACE)
+    cluster = capi.client.get(CLUSTER_API_VERSION, "Cluster", CLUSTER, DEFAULT_NAMESPACE)
     allowed = is_delete_node_allowed(capi.client, lambda: capi.remote, cluster, machine, infra, lambda: 1)
     assert allowed is None
     assert machine["status"]["nodeRef"]["name"] == "m1"
@@ -344,7 +395,7 @@ def test_a_node_found_by_provider_id_at_deletion_is_written_to_the_node_ref(capi
 
 
 def test_the_last_control_plane_machine_keeps_its_node(capi: CapiWorld) -> None:
-    capi.machine("m1", annotations={f"{PRE_DRAIN}/hic": ""})
+    capi.machine("m1", annotations={f"{PRE_DRAIN_DELETE_HOOK_PREFIX}/hic": ""})
     capi.delete("cp")
     capi.world.advance(5)
     assert not capi.exists("cp")
@@ -353,8 +404,8 @@ def test_the_last_control_plane_machine_keeps_its_node(capi: CapiWorld) -> None:
 
 
 def test_a_worker_keeps_its_node_when_no_control_plane_machine_is_active(capi: CapiWorld) -> None:
-    capi.machine("m1", annotations={f"{PRE_DRAIN}/hic": ""})
-    capi.annotate("cp", {f"{PRE_TERMINATE}/hold": ""})
+    capi.machine("m1", annotations={f"{PRE_DRAIN_DELETE_HOOK_PREFIX}/hic": ""})
+    capi.annotate("cp", {f"{PRE_TERMINATE_DELETE_HOOK_PREFIX}/hold": ""})
     capi.delete("cp")
     capi.delete("m1")
     capi.world.advance(5)
@@ -363,9 +414,15 @@ def test_a_worker_keeps_its_node_when_no_control_plane_machine_is_active(capi: C
 
 
 def test_a_deleting_cluster_skips_drain_and_node_deletion(capi: CapiWorld) -> None:
-    capi.machine("m1", annotations={f"{PRE_DRAIN}/hic": ""})
-    capi.client.patch(CAPI, "Cluster", CLUSTER, {"metadata": {"finalizers": ["test.example/hold"]}}, namespace=NS)
-    capi.client.delete(CAPI, "Cluster", CLUSTER, NS)
+    capi.machine("m1", annotations={f"{PRE_DRAIN_DELETE_HOOK_PREFIX}/hic": ""})
+    capi.client.patch(
+        CLUSTER_API_VERSION,
+        "Cluster",
+        CLUSTER,
+        {"metadata": {"finalizers": ["test.example/hold"]}},
+        namespace=DEFAULT_NAMESPACE,
+    )
+    capi.client.delete(CLUSTER_API_VERSION, "Cluster", CLUSTER, DEFAULT_NAMESPACE)
     capi.delete("m1")
     capi.world.advance(5)
     assert not capi.exists("m1")
@@ -387,7 +444,7 @@ def test_the_exclude_node_draining_annotation_skips_the_drain(capi: CapiWorld) -
 
 def test_an_expired_node_drain_timeout_skips_the_rest_of_the_drain(capi: CapiWorld) -> None:
     capi.machine("m1", spec={"nodeDrainTimeout": "30s"},
-                 annotations={f"{PRE_TERMINATE}/hold": ""})
+                 annotations={f"{PRE_TERMINATE_DELETE_HOOK_PREFIX}/hold": ""})
     capi.pod("stuck", "m1", annotations={"harness.test/ignore-termination": "true"})
     capi.world.settle()
     capi.delete("m1")
@@ -401,8 +458,14 @@ def test_an_expired_node_drain_timeout_skips_the_rest_of_the_drain(capi: CapiWor
 
 def test_a_kcp_machine_without_the_cleanup_hook_skips_drain_and_volume_wait(capi: CapiWorld) -> None:
     capi.world.set_enabled("garbage-collector", False)  # the owner is a name only
-    owner = {"apiVersion": KCP, "kind": "KubeadmControlPlane", "name": "cp", "uid": "kcp-uid", "controller": True}
-    capi.machine("cp2", control_plane=True, owner=owner, annotations={f"{PRE_TERMINATE}/hold": ""})
+    owner = {
+        "apiVersion": CONTROL_PLANE_API_VERSION,
+        "kind": "KubeadmControlPlane",
+        "name": "cp",
+        "uid": "kcp-uid",
+        "controller": True,
+    }
+    capi.machine("cp2", control_plane=True, owner=owner, annotations={f"{PRE_TERMINATE_DELETE_HOOK_PREFIX}/hold": ""})
     capi.pod("static", "cp2")
     capi.world.settle()
     capi.delete("cp2")
@@ -415,8 +478,16 @@ def test_a_kcp_machine_without_the_cleanup_hook_skips_drain_and_volume_wait(capi
 
 def test_a_kcp_machine_with_the_cleanup_hook_is_drained(capi: CapiWorld) -> None:
     capi.world.set_enabled("garbage-collector", False)  # the owner is a name only
-    owner = {"apiVersion": KCP, "kind": "KubeadmControlPlane", "name": "cp", "uid": "kcp-uid", "controller": True}
-    capi.machine("cp2", control_plane=True, owner=owner, annotations={f"{PRE_TERMINATE}/kcp-cleanup": ""})
+    owner = {
+        "apiVersion": CONTROL_PLANE_API_VERSION,
+        "kind": "KubeadmControlPlane",
+        "name": "cp",
+        "uid": "kcp-uid",
+        "controller": True,
+    }
+    capi.machine(
+        "cp2", control_plane=True, owner=owner, annotations={f"{PRE_TERMINATE_DELETE_HOOK_PREFIX}/kcp-cleanup": ""}
+    )
     capi.delete("cp2")
     assert capi.deleting("cp2")["reason"] == "WaitingForPreTerminateHook"
     assert capi.condition("cp2", "DrainingSucceeded")["status"] == "True"
@@ -430,7 +501,7 @@ def test_the_bootstrap_config_is_deleted_only_after_the_infrastructure_is_gone(c
     capi.machine("m1", infra_annotations={"harness.test/deletion-delay": "5m"})
     capi.delete("m1")
     capi.world.advance(299)
-    config = capi.client.get(BOOTSTRAP, "FakeBootstrapConfig", "m1", NS)
+    config = capi.client.get(BOOTSTRAP_API_VERSION, "FakeBootstrapConfig", "m1", DEFAULT_NAMESPACE)
     assert not config["metadata"].get("deletionTimestamp")
     assert capi.node_exists("m1")
     capi.world.advance(5)
@@ -487,9 +558,22 @@ def test_a_zero_node_deletion_timeout_retries_forever(capi: CapiWorld) -> None:
 
 
 def test_a_missing_infrastructure_machine_counts_as_deleted(capi: CapiWorld) -> None:
-    capi.client.create({"apiVersion": CAPI, "kind": "Machine", "metadata": {"name": "ghost", "namespace": NS},
-                        "spec": {"clusterName": CLUSTER, "bootstrap": {"dataSecretName": "none"},
-                                 "infrastructureRef": {"apiVersion": INFRA, "kind": "FakeMachine", "name": "nowhere"}}})
+    capi.client.create(
+        {
+            "apiVersion": CLUSTER_API_VERSION,
+            "kind": "Machine",
+            "metadata": {"name": "ghost", "namespace": DEFAULT_NAMESPACE},
+            "spec": {
+                "clusterName": CLUSTER,
+                "bootstrap": {"dataSecretName": "none"},
+                "infrastructureRef": {
+                    "apiVersion": INFRASTRUCTURE_API_VERSION,
+                    "kind": "FakeMachine",
+                    "name": "nowhere",
+                },
+            },
+        }
+    )
     capi.world.settle()
     assert capi.get("ghost")["status"]["phase"] == "Pending"
     capi.delete("ghost")
@@ -498,9 +582,18 @@ def test_a_missing_infrastructure_machine_counts_as_deleted(capi: CapiWorld) -> 
 
 
 def test_an_infrastructure_kind_the_server_does_not_serve_waits_visibly(capi: CapiWorld) -> None:
-    capi.client.create({"apiVersion": CAPI, "kind": "Machine", "metadata": {"name": "odd", "namespace": NS},
-                        "spec": {"clusterName": CLUSTER, "bootstrap": {"dataSecretName": "none"},
-                                 "infrastructureRef": {"apiVersion": INFRA, "kind": "NoSuchMachine", "name": "x"}}})
+    capi.client.create(
+        {
+            "apiVersion": CLUSTER_API_VERSION,
+            "kind": "Machine",
+            "metadata": {"name": "odd", "namespace": DEFAULT_NAMESPACE},
+            "spec": {
+                "clusterName": CLUSTER,
+                "bootstrap": {"dataSecretName": "none"},
+                "infrastructureRef": {"apiVersion": INFRASTRUCTURE_API_VERSION, "kind": "NoSuchMachine", "name": "x"},
+            },
+        }
+    )
     capi.world.settle()
     capi.delete("odd")
     capi.world.advance(60)
@@ -509,12 +602,12 @@ def test_an_infrastructure_kind_the_server_does_not_serve_waits_visibly(capi: Ca
 
 def test_a_paused_cluster_stops_deletion(capi: CapiWorld) -> None:
     capi.machine("m1")
-    capi.client.patch(CAPI, "Cluster", CLUSTER, {"spec": {"paused": True}}, namespace=NS)
+    capi.client.patch(CLUSTER_API_VERSION, "Cluster", CLUSTER, {"spec": {"paused": True}}, namespace=DEFAULT_NAMESPACE)
     capi.delete("m1")
     capi.world.advance(60)
     assert capi.exists("m1")
     assert capi.deleting("m1")["reason"] == "NotDeleting"
-    capi.client.patch(CAPI, "Cluster", CLUSTER, {"spec": {"paused": False}}, namespace=NS)
+    capi.client.patch(CLUSTER_API_VERSION, "Cluster", CLUSTER, {"spec": {"paused": False}}, namespace=DEFAULT_NAMESPACE)
     capi.world.advance(5)
     assert not capi.exists("m1")
 

@@ -11,7 +11,9 @@ import pytest
 
 from controllers.machine import webhooks
 from controllers.machine.drain import EvictionResult, pod_list_text
-from tests.test_machine_deletion import CAPI, NS, CapiWorld
+from harness.kube.names.capi import CLUSTER_API_VERSION
+from harness.kube.names.core import DEFAULT_NAMESPACE
+from tests.test_machine_deletion import CapiWorld
 
 START = "2026-01-01T00:00:00Z"
 HEADER = "Drain not completed yet (started at 2026-01-01T00:00:00Z):"
@@ -114,7 +116,7 @@ def test_a_pod_protected_by_its_disruption_budget_is_reported_and_retried(capi: 
     capi.machine("m1")
     capi.pod("web-0", "m1", labels={"app": "web"})
     capi.remote.create({"apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
-                        "metadata": {"name": "web", "namespace": NS},
+                        "metadata": {"name": "web", "namespace": DEFAULT_NAMESPACE},
                         "spec": {"minAvailable": 1, "selector": {"matchLabels": {"app": "web"}}}})
     capi.world.settle()
     capi.delete("m1")
@@ -123,7 +125,7 @@ def test_a_pod_protected_by_its_disruption_budget_is_reported_and_retried(capi: 
     assert _message(capi).split("\n")[1] == line
     capi.world.advance(200)
     assert _message(capi).split("\n")[1] == line
-    assert capi.remote.get("v1", "Pod", "web-0", NS)
+    assert capi.remote.get("v1", "Pod", "web-0", DEFAULT_NAMESPACE)
 
 
 def test_an_eviction_in_a_terminating_namespace_is_reported(capi: CapiWorld) -> None:
@@ -143,7 +145,7 @@ def test_an_eviction_in_a_terminating_namespace_is_reported(capi: CapiWorld) -> 
 def test_daemonset_mirror_and_skip_labelled_pods_are_not_drained(capi: CapiWorld) -> None:
     capi.machine("m1", annotations={"pre-terminate.delete.hook.machine.cluster.x-k8s.io/hold": ""})
     ds = capi.remote.create({"apiVersion": "apps/v1", "kind": "DaemonSet",
-                             "metadata": {"name": "agent", "namespace": NS},
+                             "metadata": {"name": "agent", "namespace": DEFAULT_NAMESPACE},
                              "spec": {"selector": {"matchLabels": {"app": "agent"}},
                                       "template": {"metadata": {"labels": {"app": "agent"}},
                                                    "spec": {"containers": [{"name": "a", "image": "a"}]}}}})
@@ -155,7 +157,7 @@ def test_daemonset_mirror_and_skip_labelled_pods_are_not_drained(capi: CapiWorld
     capi.world.settle()
     capi.delete("m1")
     assert capi.deleting("m1")["reason"] == "WaitingForPreTerminateHook"
-    names = {p["metadata"]["name"] for p in capi.remote.list("v1", "Pod", NS)["items"]}
+    names = {p["metadata"]["name"] for p in capi.remote.list("v1", "Pod", DEFAULT_NAMESPACE)["items"]}
     assert {"agent-m1", "static", "keep"} <= names
 
 
@@ -166,8 +168,8 @@ def test_wait_completed_pods_are_waited_for_and_never_evicted(capi: CapiWorld) -
     capi.delete("m1")
     capi.world.advance(100)
     assert _message(capi).split("\n")[1] == "* Pod default/job: waiting for completion"
-    assert not capi.remote.get("v1", "Pod", "job", NS)["metadata"].get("deletionTimestamp")
-    capi.remote.delete("v1", "Pod", "job", NS, grace_period_seconds=0)
+    assert not capi.remote.get("v1", "Pod", "job", DEFAULT_NAMESPACE)["metadata"].get("deletionTimestamp")
+    capi.remote.delete("v1", "Pod", "job", DEFAULT_NAMESPACE, grace_period_seconds=0)
     capi.world.advance(20)
     assert capi.condition("m1", "DrainingSucceeded")["status"] == "True"
 
@@ -180,8 +182,14 @@ def _rule(capi: CapiWorld, name: str, behavior: str, order: int | None = None,
     spec: dict[str, Any] = {"drain": drain}
     if pods is not None:
         spec["pods"] = pods
-    capi.client.create({"apiVersion": CAPI, "kind": "MachineDrainRule", "metadata": {"name": name, "namespace": NS},
-                        "spec": spec})
+    capi.client.create(
+        {
+            "apiVersion": CLUSTER_API_VERSION,
+            "kind": "MachineDrainRule",
+            "metadata": {"name": name, "namespace": DEFAULT_NAMESPACE},
+            "spec": spec,
+        }
+    )
 
 
 def test_pods_with_a_lower_drain_order_are_evicted_first(capi: CapiWorld) -> None:
@@ -195,9 +203,9 @@ def test_pods_with_a_lower_drain_order_are_evicted_first(capi: CapiWorld) -> Non
         "* Pod default/web-1: deletionTimestamp set, but still not removed from the Node",
         "After above Pods have been removed from the Node, the following Pods will be evicted: default/db-0",
     ]
-    assert not capi.remote.get("v1", "Pod", "db-0", NS)["metadata"].get("deletionTimestamp")
+    assert not capi.remote.get("v1", "Pod", "db-0", DEFAULT_NAMESPACE)["metadata"].get("deletionTimestamp")
     capi.world.advance(40)
-    assert capi.remote.get("v1", "Pod", "db-0", NS)["metadata"].get("deletionTimestamp")
+    assert capi.remote.get("v1", "Pod", "db-0", DEFAULT_NAMESPACE)["metadata"].get("deletionTimestamp")
 
 
 def test_the_first_matching_rule_by_name_decides(capi: CapiWorld) -> None:
@@ -208,7 +216,7 @@ def test_the_first_matching_rule_by_name_decides(capi: CapiWorld) -> None:
     capi.world.settle()
     capi.delete("m1")
     assert capi.deleting("m1")["reason"] == "WaitingForPreTerminateHook"
-    assert not capi.remote.get("v1", "Pod", "cache", NS)["metadata"].get("deletionTimestamp")
+    assert not capi.remote.get("v1", "Pod", "cache", DEFAULT_NAMESPACE)["metadata"].get("deletionTimestamp")
 
 
 def test_an_invalid_rule_fails_the_drain_of_every_machine_in_the_namespace(
@@ -273,10 +281,10 @@ def test_an_unreachable_node_ignores_pods_deleted_more_than_a_second_ago(capi: C
     capi.world.simulator("kubelet", "default/c1").set_node_health("m1", "Unknown")
     capi.world.settle()
     capi.delete("m1")
-    pod = capi.remote.get("v1", "Pod", "p", NS)
+    pod = capi.remote.get("v1", "Pod", "p", DEFAULT_NAMESPACE)
     assert pod["metadata"]["deletionGracePeriodSeconds"] == 1
     assert capi.deleting("m1")["reason"] == "DrainingNode"
     capi.world.advance(20)
     assert capi.condition("m1", "DrainingSucceeded")["status"] == "True"
     assert capi.condition("m1", "VolumeDetachSucceeded")["status"] == "True"
-    assert capi.remote.get("v1", "Pod", "p", NS)  # the kubelet is away: the Pod stays
+    assert capi.remote.get("v1", "Pod", "p", DEFAULT_NAMESPACE)  # the kubelet is away: the Pod stays

@@ -8,7 +8,8 @@ from typing import Any
 import pytest
 
 from controllers.machine.volume_detach import AttachedVolumes
-from tests.test_machine_deletion import NS, CapiWorld
+from harness.kube.names.core import DEFAULT_NAMESPACE
+from tests.test_machine_deletion import CapiWorld
 
 DRIVER = "ebs.csi.aws.com"
 HOLD = {"pre-terminate.delete.hook.machine.cluster.x-k8s.io/hold": ""}
@@ -35,13 +36,21 @@ def capi() -> CapiWorld:
 
 def _volume(capi: CapiWorld, claim: str, pv: str, *, detach_delay: str | None = None) -> dict[str, Any]:
     annotations = {"harness.test/detach-delay": detach_delay} if detach_delay else {}
-    capi.remote.create({"apiVersion": "v1", "kind": "PersistentVolume",
-                        "metadata": {"name": pv, "annotations": annotations},
-                        "spec": {"capacity": {"storage": "1Gi"}, "accessModes": ["ReadWriteOnce"],
-                                 "csi": {"driver": DRIVER, "volumeHandle": f"vol-{pv}"},
-                                 "claimRef": {"kind": "PersistentVolumeClaim", "namespace": NS, "name": claim}}})
+    capi.remote.create(
+        {
+            "apiVersion": "v1",
+            "kind": "PersistentVolume",
+            "metadata": {"name": pv, "annotations": annotations},
+            "spec": {
+                "capacity": {"storage": "1Gi"},
+                "accessModes": ["ReadWriteOnce"],
+                "csi": {"driver": DRIVER, "volumeHandle": f"vol-{pv}"},
+                "claimRef": {"kind": "PersistentVolumeClaim", "namespace": DEFAULT_NAMESPACE, "name": claim},
+            },
+        }
+    )
     capi.remote.create({"apiVersion": "v1", "kind": "PersistentVolumeClaim",
-                        "metadata": {"name": claim, "namespace": NS},
+                        "metadata": {"name": claim, "namespace": DEFAULT_NAMESPACE},
                         "spec": {"accessModes": ["ReadWriteOnce"], "volumeName": pv,
                                  "resources": {"requests": {"storage": "1Gi"}}}})
     return {"name": "data", "persistentVolumeClaim": {"claimName": claim}}

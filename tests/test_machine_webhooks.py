@@ -9,10 +9,10 @@ from typing import Any
 import pytest
 
 from harness.client import ApiError
+from harness.kube.names.capi import CLUSTER_API_VERSION
+from harness.kube.names.core import DEFAULT_NAMESPACE
 from harness.world.world import World
 
-NS = "default"
-CAPI = "cluster.x-k8s.io/v1beta1"
 INFRA_REF = {"apiVersion": "infrastructure.cluster.x-k8s.io/v1beta1", "kind": "FakeMachine", "name": "m"}
 RULE_DENIED = 'admission webhook "validation.machinedrainrule.cluster.x-k8s.io" denied the request: '
 MACHINE_DENIED = 'admission webhook "validation.machine.cluster.x-k8s.io" denied the request: '
@@ -27,11 +27,21 @@ def _machine(spec: dict[str, Any] | None = None, name: str = "m") -> dict[str, A
     body: dict[str, Any] = {"clusterName": "c1", "bootstrap": {"dataSecretName": "data"},
                             "infrastructureRef": dict(INFRA_REF)}
     body.update(spec or {})
-    return {"apiVersion": CAPI, "kind": "Machine", "metadata": {"name": name, "namespace": NS}, "spec": body}
+    return {
+        "apiVersion": CLUSTER_API_VERSION,
+        "kind": "Machine",
+        "metadata": {"name": name, "namespace": DEFAULT_NAMESPACE},
+        "spec": body,
+    }
 
 
 def _rule(spec: dict[str, Any], name: str = "r") -> dict[str, Any]:
-    return {"apiVersion": CAPI, "kind": "MachineDrainRule", "metadata": {"name": name, "namespace": NS}, "spec": spec}
+    return {
+        "apiVersion": CLUSTER_API_VERSION,
+        "kind": "MachineDrainRule",
+        "metadata": {"name": name, "namespace": DEFAULT_NAMESPACE},
+        "spec": spec,
+    }
 
 
 def _refused(world: World, obj: dict[str, Any]) -> ApiError:
@@ -49,7 +59,7 @@ def test_a_machine_gets_upstream_defaults(world: World) -> None:
     created = world.client().create(_machine({"version": "1.32.0"}), dry_run=True)
     assert created["spec"]["nodeDeletionTimeout"] == "10s"
     assert created["spec"]["version"] == "v1.32.0"
-    assert created["spec"]["infrastructureRef"]["namespace"] == NS
+    assert created["spec"]["infrastructureRef"]["namespace"] == DEFAULT_NAMESPACE
     assert created["metadata"]["labels"]["cluster.x-k8s.io/cluster-name"] == "c1"
 
 
@@ -80,7 +90,7 @@ def test_a_machine_version_must_be_semantic(world: World) -> None:
 def test_the_cluster_name_of_a_machine_is_immutable(world: World) -> None:
     client = world.client()
     client.create(_machine(name="immutable"))
-    machine = client.get(CAPI, "Machine", "immutable", NS)
+    machine = client.get(CLUSTER_API_VERSION, "Machine", "immutable", DEFAULT_NAMESPACE)
     machine["spec"]["clusterName"] = "c2"
     with pytest.raises(ApiError) as caught:
         client.update(machine)

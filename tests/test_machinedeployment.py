@@ -10,12 +10,9 @@ import pytest
 from controllers.machineset import rollout
 from controllers.machineset.webhooks import default_machine_deployment, validate_machine_deployment
 from harness.client import MERGE
+from harness.kube.names.capi import BOOTSTRAP_API_VERSION, CLUSTER_API_VERSION, INFRASTRUCTURE_API_VERSION
+from harness.kube.names.core import DEFAULT_NAMESPACE
 from harness.world.world import World
-
-CAPI = "cluster.x-k8s.io/v1beta1"
-INFRA = "infrastructure.cluster.x-k8s.io/v1beta1"
-BOOTSTRAP = "bootstrap.cluster.x-k8s.io/v1beta1"
-NS = "default"
 
 
 @pytest.mark.parametrize(("surge", "unavailable", "desired", "expected"), [
@@ -46,7 +43,7 @@ def test_new_machineset_grows_within_the_surge_and_never_beyond_the_replicas() -
 
 
 def test_webhook_defaults_the_rolling_update_strategy_and_the_selector() -> None:
-    md: dict[str, Any] = {"metadata": {"name": "md-0", "namespace": NS},
+    md: dict[str, Any] = {"metadata": {"name": "md-0", "namespace": DEFAULT_NAMESPACE},
                           "spec": {"clusterName": "c1", "selector": {}, "template": {"spec": {}}}}
     default_machine_deployment(md)
     spec = md["spec"]
@@ -63,31 +60,56 @@ def test_webhook_defaults_the_rolling_update_strategy_and_the_selector() -> None
 def _world_with_deployment(replicas: int, strategy: dict[str, Any] | None = None) -> World:
     world = World(controllers=["machine", "cluster", "machineset", "machinedeployment"])
     client = world.client()
-    client.create({"apiVersion": CAPI, "kind": "Cluster", "metadata": {"name": "c1", "namespace": NS}, "spec": {}})
-    client.create({"apiVersion": INFRA, "kind": "FakeMachineTemplate", "metadata": {"name": "t", "namespace": NS},
-                   "spec": {"template": {"spec": {}}}})
-    client.create({"apiVersion": BOOTSTRAP, "kind": "FakeBootstrapConfigTemplate",
-                   "metadata": {"name": "b", "namespace": NS}, "spec": {"template": {"spec": {}}}})
+    client.create(
+        {
+            "apiVersion": CLUSTER_API_VERSION,
+            "kind": "Cluster",
+            "metadata": {"name": "c1", "namespace": DEFAULT_NAMESPACE},
+            "spec": {},
+        }
+    )
+    client.create(
+        {
+            "apiVersion": INFRASTRUCTURE_API_VERSION,
+            "kind": "FakeMachineTemplate",
+            "metadata": {"name": "t", "namespace": DEFAULT_NAMESPACE},
+            "spec": {"template": {"spec": {}}},
+        }
+    )
+    client.create({"apiVersion": BOOTSTRAP_API_VERSION, "kind": "FakeBootstrapConfigTemplate",
+                   "metadata": {"name": "b", "namespace": DEFAULT_NAMESPACE}, "spec": {"template": {"spec": {}}}})
     world.advance(5)
     spec: dict[str, Any] = {"clusterName": "c1", "replicas": replicas, "selector": {},
                             "template": {"spec": {"clusterName": "c1", "version": "v1.32.0",
-                                                  "bootstrap": {"configRef": {"apiVersion": BOOTSTRAP,
+                                                  "bootstrap": {"configRef": {"apiVersion": BOOTSTRAP_API_VERSION,
                                                                               "kind": "FakeBootstrapConfigTemplate",
                                                                               "name": "b"}},
-                                                  "infrastructureRef": {"apiVersion": INFRA,
+                                                  "infrastructureRef": {"apiVersion": INFRASTRUCTURE_API_VERSION,
                                                                         "kind": "FakeMachineTemplate", "name": "t"}}}}
     if strategy is not None:
         spec["strategy"] = strategy
-    client.create({"apiVersion": CAPI, "kind": "MachineDeployment", "metadata": {"name": "md-0", "namespace": NS},
-                   "spec": spec})
+    client.create(
+        {
+            "apiVersion": CLUSTER_API_VERSION,
+            "kind": "MachineDeployment",
+            "metadata": {"name": "md-0", "namespace": DEFAULT_NAMESPACE},
+            "spec": spec,
+        }
+    )
     world.advance(120)
     return world
 
 
 def _upgrade(world: World) -> None:
     client = world.client()
-    client.patch(CAPI, "MachineDeployment", "md-0", {"spec": {"template": {"spec": {"version": "v1.32.1"}}}},
-                 namespace=NS, patch_type=MERGE)
+    client.patch(
+        CLUSTER_API_VERSION,
+        "MachineDeployment",
+        "md-0",
+        {"spec": {"template": {"spec": {"version": "v1.32.1"}}}},
+        namespace=DEFAULT_NAMESPACE,
+        patch_type=MERGE,
+    )
 
 
 def test_rolling_update_replaces_machines_one_by_one_without_losing_availability() -> None:
@@ -96,9 +118,9 @@ def test_rolling_update_replaces_machines_one_by_one_without_losing_availability
     _upgrade(world)
     world.advance(900)
     client = world.client()
-    machines = client.list(CAPI, "Machine", NS)["items"]
+    machines = client.list(CLUSTER_API_VERSION, "Machine", DEFAULT_NAMESPACE)["items"]
     assert sorted(m["spec"]["version"] for m in machines) == ["v1.32.1"] * 3
-    md = client.get(CAPI, "MachineDeployment", "md-0", NS)
+    md = client.get(CLUSTER_API_VERSION, "MachineDeployment", "md-0", DEFAULT_NAMESPACE)
     assert md["metadata"]["annotations"]["machinedeployment.clusters.x-k8s.io/revision"] == "2"
     assert (md["status"]["updatedReplicas"], md["status"]["availableReplicas"]) == (3, 3)
     # maxSurge 1, maxUnavailable 0: Machines not being deleted stay between 3 and 4 all along.
@@ -114,7 +136,7 @@ def test_rolling_update_replaces_machines_one_by_one_without_losing_availability
         if record.seq > mark:
             counts.append(len(present))
     assert (min(counts), max(counts)) == (3, 4)
-    sets = client.list(CAPI, "MachineSet", NS)["items"]
+    sets = client.list(CLUSTER_API_VERSION, "MachineSet", DEFAULT_NAMESPACE)["items"]
     assert len(sets) == 2  # revisionHistoryLimit 1 keeps one old MachineSet, scaled to 0
     assert sorted(s["spec"]["replicas"] for s in sets) == [0, 3]
 
@@ -124,9 +146,11 @@ def test_on_delete_rolls_out_only_as_old_machines_are_deleted() -> None:
     _upgrade(world)
     world.advance(120)
     client = world.client()
-    machines = client.list(CAPI, "Machine", NS)["items"]
+    machines = client.list(CLUSTER_API_VERSION, "Machine", DEFAULT_NAMESPACE)["items"]
     assert sorted(m["spec"]["version"] for m in machines) == ["v1.32.0", "v1.32.0"]
-    client.delete(CAPI, "Machine", machines[0]["metadata"]["name"], NS)
+    client.delete(CLUSTER_API_VERSION, "Machine", machines[0]["metadata"]["name"], DEFAULT_NAMESPACE)
     world.advance(300)
-    versions = sorted(m["spec"]["version"] for m in client.list(CAPI, "Machine", NS)["items"])
+    versions = sorted(
+        m["spec"]["version"] for m in client.list(CLUSTER_API_VERSION, "Machine", DEFAULT_NAMESPACE)["items"]
+    )
     assert versions == ["v1.32.0", "v1.32.1"]

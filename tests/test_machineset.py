@@ -13,32 +13,65 @@ from controllers.machineset.webhooks import default_machine_set, validate_machin
 from harness.apiserver.http.faults import injector_of
 from harness.client import MERGE, find_in
 from harness.kube.errors import StatusError
+from harness.kube.names.capi import BOOTSTRAP_API_VERSION, CLUSTER_API_VERSION, INFRASTRUCTURE_API_VERSION
+from harness.kube.names.core import DEFAULT_NAMESPACE
 from harness.world.world import SYSTEM_USER, World
-
-CAPI = "cluster.x-k8s.io/v1beta1"
-INFRA = "infrastructure.cluster.x-k8s.io/v1beta1"
-BOOTSTRAP = "bootstrap.cluster.x-k8s.io/v1beta1"
-NS = "default"
 
 
 def _world_with_machine_set(replicas: int, **spec: Any) -> World:
     world = World(controllers=["machine", "cluster", "machineset"])
     client = world.client()
-    client.create({"apiVersion": CAPI, "kind": "Cluster", "metadata": {"name": "c1", "namespace": NS}, "spec": {}})
-    client.create({"apiVersion": INFRA, "kind": "FakeMachineTemplate", "metadata": {"name": "t", "namespace": NS},
-                   "spec": {"template": {"metadata": {"labels": {"tier": "worker"}}, "spec": {}}}})
-    client.create({"apiVersion": BOOTSTRAP, "kind": "FakeBootstrapConfigTemplate",
-                   "metadata": {"name": "b", "namespace": NS}, "spec": {"template": {"spec": {}}}})
+    client.create(
+        {
+            "apiVersion": CLUSTER_API_VERSION,
+            "kind": "Cluster",
+            "metadata": {"name": "c1", "namespace": DEFAULT_NAMESPACE},
+            "spec": {},
+        }
+    )
+    client.create(
+        {
+            "apiVersion": INFRASTRUCTURE_API_VERSION,
+            "kind": "FakeMachineTemplate",
+            "metadata": {"name": "t", "namespace": DEFAULT_NAMESPACE},
+            "spec": {"template": {"metadata": {"labels": {"tier": "worker"}}, "spec": {}}},
+        }
+    )
+    client.create({"apiVersion": BOOTSTRAP_API_VERSION, "kind": "FakeBootstrapConfigTemplate",
+                   "metadata": {"name": "b", "namespace": DEFAULT_NAMESPACE}, "spec": {"template": {"spec": {}}}})
     world.advance(5)
-    client.create({"apiVersion": CAPI, "kind": "MachineSet", "metadata": {"name": "ms-0", "namespace": NS},
-                   "spec": {"clusterName": "c1", "replicas": replicas, "selector": {}, **spec,
-                            "template": {"metadata": {"annotations": {"note": "x"}},
-                                         "spec": {"clusterName": "c1", "version": "v1.32.0",
-                                                  "bootstrap": {"configRef": {"apiVersion": BOOTSTRAP,
-                                                                              "kind": "FakeBootstrapConfigTemplate",
-                                                                              "name": "b"}},
-                                                  "infrastructureRef": {"apiVersion": INFRA,
-                                                                        "kind": "FakeMachineTemplate", "name": "t"}}}}})
+    client.create(
+        {
+            "apiVersion": CLUSTER_API_VERSION,
+            "kind": "MachineSet",
+            "metadata": {"name": "ms-0", "namespace": DEFAULT_NAMESPACE},
+            "spec": {
+                "clusterName": "c1",
+                "replicas": replicas,
+                "selector": {},
+                **spec,
+                "template": {
+                    "metadata": {"annotations": {"note": "x"}},
+                    "spec": {
+                        "clusterName": "c1",
+                        "version": "v1.32.0",
+                        "bootstrap": {
+                            "configRef": {
+                                "apiVersion": BOOTSTRAP_API_VERSION,
+                                "kind": "FakeBootstrapConfigTemplate",
+                                "name": "b",
+                            }
+                        },
+                        "infrastructureRef": {
+                            "apiVersion": INFRASTRUCTURE_API_VERSION,
+                            "kind": "FakeMachineTemplate",
+                            "name": "t",
+                        },
+                    },
+                },
+            },
+        }
+    )
     world.advance(120)
     return world
 
@@ -46,7 +79,7 @@ def _world_with_machine_set(replicas: int, **spec: Any) -> World:
 def test_machines_are_named_after_the_machineset_and_cloned_from_its_templates() -> None:
     world = _world_with_machine_set(2)
     client = world.client()
-    machines = client.list(CAPI, "Machine", NS)["items"]
+    machines = client.list(CLUSTER_API_VERSION, "Machine", DEFAULT_NAMESPACE)["items"]
     assert len(machines) == 2
     for machine in machines:
         name = machine["metadata"]["name"]
@@ -56,19 +89,19 @@ def test_machines_are_named_after_the_machineset_and_cloned_from_its_templates()
         assert machine["metadata"]["annotations"]["note"] == "x"
         owner = machine["metadata"]["ownerReferences"][0]
         assert (owner["kind"], owner["name"], owner["controller"]) == ("MachineSet", "ms-0", True)
-        infra = client.get(INFRA, "FakeMachine", name, NS)
+        infra = client.get(INFRASTRUCTURE_API_VERSION, "FakeMachine", name, DEFAULT_NAMESPACE)
         assert infra["metadata"]["annotations"]["cluster.x-k8s.io/cloned-from-name"] == "t"
         assert infra["metadata"]["annotations"]["cluster.x-k8s.io/cloned-from-groupkind"] == \
             "FakeMachineTemplate.infrastructure.cluster.x-k8s.io"
         assert infra["metadata"]["labels"]["tier"] == "worker"
-        bootstrap = client.get(BOOTSTRAP, "FakeBootstrapConfig", name, NS)
+        bootstrap = client.get(BOOTSTRAP_API_VERSION, "FakeBootstrapConfig", name, DEFAULT_NAMESPACE)
         assert bootstrap["metadata"]["annotations"]["cluster.x-k8s.io/cloned-from-name"] == "b"
         assert machine["spec"]["bootstrap"]["configRef"]["kind"] == "FakeBootstrapConfig"
 
 
 def test_status_counts_machines_ready_and_available() -> None:
     world = _world_with_machine_set(3)
-    ms = world.client().get(CAPI, "MachineSet", "ms-0", NS)
+    ms = world.client().get(CLUSTER_API_VERSION, "MachineSet", "ms-0", DEFAULT_NAMESPACE)
     status = ms["status"]
     assert (status["replicas"], status["fullyLabeledReplicas"], status["readyReplicas"],
             status["availableReplicas"]) == (3, 3, 3, 3)
@@ -79,20 +112,25 @@ def test_status_counts_machines_ready_and_available() -> None:
 
 def test_a_deleted_machineset_deletes_its_machines_before_it_goes() -> None:
     world = _world_with_machine_set(2)
-    world.client().delete(CAPI, "MachineSet", "ms-0", NS)
+    world.client().delete(CLUSTER_API_VERSION, "MachineSet", "ms-0", DEFAULT_NAMESPACE)
     world.advance(120)
-    assert world.client().list(CAPI, "Machine", NS)["items"] == []
-    assert world.client().list(CAPI, "MachineSet", NS)["items"] == []
+    assert world.client().list(CLUSTER_API_VERSION, "Machine", DEFAULT_NAMESPACE)["items"] == []
+    assert world.client().list(CLUSTER_API_VERSION, "MachineSet", DEFAULT_NAMESPACE)["items"] == []
 
 
 def test_disable_machine_create_stops_scale_up() -> None:
     world = _world_with_machine_set(1)
     client = world.client()
-    client.patch(CAPI, "MachineSet", "ms-0", {"metadata": {"annotations": {"cluster.x-k8s.io/disable-machine-create":
-                                                                         "true"}}, "spec": {"replicas": 3}},
-                 namespace=NS, patch_type=MERGE)
+    client.patch(
+        CLUSTER_API_VERSION,
+        "MachineSet",
+        "ms-0",
+        {"metadata": {"annotations": {"cluster.x-k8s.io/disable-machine-create": "true"}}, "spec": {"replicas": 3}},
+        namespace=DEFAULT_NAMESPACE,
+        patch_type=MERGE,
+    )
     world.advance(60)
-    assert len(client.list(CAPI, "Machine", NS)["items"]) == 1
+    assert len(client.list(CLUSTER_API_VERSION, "Machine", DEFAULT_NAMESPACE)["items"]) == 1
 
 
 def _machine(name: str, created: str, **extra: Any) -> dict[str, Any]:
@@ -121,7 +159,7 @@ def test_delete_policies_rank_deleting_then_annotated_then_unhealthy_then_by_age
 
 
 def test_webhook_defaults_selector_delete_policy_and_replicas() -> None:
-    ms: dict[str, Any] = {"metadata": {"name": "ms-0", "namespace": NS},
+    ms: dict[str, Any] = {"metadata": {"name": "ms-0", "namespace": DEFAULT_NAMESPACE},
                           "spec": {"clusterName": "c1", "selector": {}, "template": {"spec": {"version": "1.32.0"}}}}
     default_machine_set(ms)
     assert ms["spec"]["replicas"] == 1 and ms["spec"]["deletePolicy"] == "Random"
@@ -134,9 +172,18 @@ def test_webhook_defaults_selector_delete_policy_and_replicas() -> None:
 def test_a_machineset_whose_selector_misses_its_template_labels_is_refused() -> None:
     world = World(controllers=[])
     with pytest.raises(StatusError) as refused:
-        world.client().create({"apiVersion": CAPI, "kind": "MachineSet", "metadata": {"name": "ms-0", "namespace": NS},
-                               "spec": {"clusterName": "c1", "selector": {"matchLabels": {"app": "a"}},
-                                        "template": {"metadata": {"labels": {"app": "b"}}, "spec": {}}}})
+        world.client().create(
+            {
+                "apiVersion": CLUSTER_API_VERSION,
+                "kind": "MachineSet",
+                "metadata": {"name": "ms-0", "namespace": DEFAULT_NAMESPACE},
+                "spec": {
+                    "clusterName": "c1",
+                    "selector": {"matchLabels": {"app": "a"}},
+                    "template": {"metadata": {"labels": {"app": "b"}}, "spec": {}},
+                },
+            }
+        )
     assert refused.value.code == 422
     assert refused.value.message.startswith(
         'admission webhook "validation.machineset.cluster.x-k8s.io" denied the request: ')
@@ -153,20 +200,34 @@ def test_long_names_become_hashed_label_values() -> None:
 def test_machines_that_could_not_be_listed_are_neither_replaced_nor_forgotten() -> None:
     world = _world_with_machine_set(2)
     client = world.client()
-    before = sorted(m["metadata"]["name"] for m in client.list(CAPI, "Machine", NS)["items"])
+    before = sorted(
+        m["metadata"]["name"] for m in client.list(CLUSTER_API_VERSION, "Machine", DEFAULT_NAMESPACE)["items"]
+    )
     # The MachineSet controller's next list of Machines fails: upstream then skips scaling and status.
     injector_of(world.clusters).add({"fault": "InternalError", "users": [SYSTEM_USER.format("machineset")],
                                      "verbs": ["list"], "resource": "machines", "count": 1})
-    client.patch(CAPI, "MachineSet", "ms-0", {"metadata": {"annotations": {"touch": "1"}}}, namespace=NS,
-                 patch_type=MERGE)
+    client.patch(
+        CLUSTER_API_VERSION,
+        "MachineSet",
+        "ms-0",
+        {"metadata": {"annotations": {"touch": "1"}}},
+        namespace=DEFAULT_NAMESPACE,
+        patch_type=MERGE,
+    )
     world.settle()
-    assert sorted(m["metadata"]["name"] for m in client.list(CAPI, "Machine", NS)["items"]) == before
-    assert client.get(CAPI, "MachineSet", "ms-0", NS)["status"]["replicas"] == 2
+    assert (
+        sorted(m["metadata"]["name"] for m in client.list(CLUSTER_API_VERSION, "Machine", DEFAULT_NAMESPACE)["items"])
+        == before
+    )
+    assert client.get(CLUSTER_API_VERSION, "MachineSet", "ms-0", DEFAULT_NAMESPACE)["status"]["replicas"] == 2
     injector_of(world.clusters).add({"fault": "InternalError", "users": [SYSTEM_USER.format("machineset")],
                                      "verbs": ["list"], "resource": "machines", "count": 1})
-    client.delete(CAPI, "MachineSet", "ms-0", NS)
+    client.delete(CLUSTER_API_VERSION, "MachineSet", "ms-0", DEFAULT_NAMESPACE)
     world.settle()
-    assert "cluster.x-k8s.io/machineset" in client.get(CAPI, "MachineSet", "ms-0", NS)["metadata"]["finalizers"]
+    assert (
+        "cluster.x-k8s.io/machineset"
+        in client.get(CLUSTER_API_VERSION, "MachineSet", "ms-0", DEFAULT_NAMESPACE)["metadata"]["finalizers"]
+    )
     world.advance(600)
-    assert client.list(CAPI, "Machine", NS)["items"] == []
-    assert find_in(client, CAPI, "MachineSet", "ms-0", NS) is None
+    assert client.list(CLUSTER_API_VERSION, "Machine", DEFAULT_NAMESPACE)["items"] == []
+    assert find_in(client, CLUSTER_API_VERSION, "MachineSet", "ms-0", DEFAULT_NAMESPACE) is None

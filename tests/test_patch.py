@@ -9,6 +9,12 @@ import pytest
 
 from harness.apiserver import patch
 from harness.kube.errors import StatusError
+from harness.kube.names.meta import (
+    APPLY_PATCH_CONTENT_TYPE,
+    JSON_PATCH_CONTENT_TYPE,
+    MERGE_PATCH_CONTENT_TYPE,
+    STRATEGIC_MERGE_PATCH_CONTENT_TYPE,
+)
 
 REJECTED = "the server rejected our request due to an error in our request"
 
@@ -730,7 +736,7 @@ def test_strategic_patch_does_not_mutate_input() -> None:
 def test_strategic_patch_on_custom_kind_is_415() -> None:
     err = raises_status(415, patch.strategic_merge_patch, {"spec": {}}, {"spec": {"a": 1}}, "Widget")
     assert err.reason == "UnsupportedMediaType"
-    assert patch.MERGE_CONTENT_TYPE in err.message
+    assert MERGE_PATCH_CONTENT_TYPE in err.message
 
 
 @pytest.mark.parametrize("body", [[{"op": "add"}], "text", 5])
@@ -769,7 +775,7 @@ def test_supports_strategic_is_false_for_custom_kinds() -> None:
 
 
 def test_content_type_constants() -> None:
-    assert patch.SMP_CONTENT_TYPE == "application/strategic-merge-patch+json"
-    assert patch.MERGE_CONTENT_TYPE == "application/merge-patch+json"
-    assert patch.JSON_PATCH_CONTENT_TYPE == "application/json-patch+json"
-    assert patch.APPLY_YAML_CONTENT_TYPE == "application/apply-patch+yaml"
+    assert STRATEGIC_MERGE_PATCH_CONTENT_TYPE == "application/strategic-merge-patch+json"
+    assert MERGE_PATCH_CONTENT_TYPE == "application/merge-patch+json"
+    assert JSON_PATCH_CONTENT_TYPE == "application/json-patch+json"
+    assert APPLY_PATCH_CONTENT_TYPE == "application/apply-patch+yaml"

@@ -13,16 +13,18 @@ import pytest
 from harness.client import ApiError, Controller, Manager, Request, Result
 from harness.client.remote import run_controlled
 from harness.clock import EPOCH, Scheduler, VirtualClock
+from harness.kube.names.capi import (
+    BOOTSTRAP_API_VERSION,
+    CLUSTER_API_VERSION,
+    INFRASTRUCTURE_API_VERSION,
+    MACHINES_RESOURCE,
+)
+from harness.kube.names.core import DEFAULT_NAMESPACE
 from harness.targets.process import CONTROLLER_USER, ControllerProcess, ControllerProcessError, ProcessScene
 from harness.world.http_scene import WorldServer
 from harness.world.scene import InProcessScene, Scene
 from harness.world.world import World
 
-CAPI = "cluster.x-k8s.io/v1beta1"
-INFRA = "infrastructure.cluster.x-k8s.io/v1beta1"
-BOOTSTRAP = "bootstrap.cluster.x-k8s.io/v1beta1"
-NS = "default"
-MACHINES = "machines.cluster.x-k8s.io"
 PRE_DRAIN_HOOK = "pre-drain.delete.hook.machine.cluster.x-k8s.io/hic"
 
 
@@ -42,29 +44,59 @@ def scene(server: WorldServer) -> Iterator[ProcessScene]:
 def _create_machine(scene: Scene, name: str, *, labels: dict[str, str] | None = None,
                     annotations: dict[str, str] | None = None) -> None:
     client = scene.client()
-    client.create({"apiVersion": INFRA, "kind": "FakeMachine", "metadata": {"name": name, "namespace": NS}})
-    client.create({"apiVersion": BOOTSTRAP, "kind": "FakeBootstrapConfig", "metadata": {"name": name, "namespace": NS}})
-    client.create({
-        "apiVersion": CAPI, "kind": "Machine",
-        "metadata": {"name": name, "namespace": NS, "labels": labels or {}, "annotations": annotations or {}},
-        "spec": {"clusterName": "c1",
-                 "bootstrap": {"configRef": {"apiVersion": BOOTSTRAP, "kind": "FakeBootstrapConfig", "name": name}},
-                 "infrastructureRef": {"apiVersion": INFRA, "kind": "FakeMachine", "name": name}},
-    })
+    client.create(
+        {
+            "apiVersion": INFRASTRUCTURE_API_VERSION,
+            "kind": "FakeMachine",
+            "metadata": {"name": name, "namespace": DEFAULT_NAMESPACE},
+        }
+    )
+    client.create(
+        {
+            "apiVersion": BOOTSTRAP_API_VERSION,
+            "kind": "FakeBootstrapConfig",
+            "metadata": {"name": name, "namespace": DEFAULT_NAMESPACE},
+        }
+    )
+    client.create(
+        {
+            "apiVersion": CLUSTER_API_VERSION,
+            "kind": "Machine",
+            "metadata": {
+                "name": name,
+                "namespace": DEFAULT_NAMESPACE,
+                "labels": labels or {},
+                "annotations": annotations or {},
+            },
+            "spec": {
+                "clusterName": "c1",
+                "bootstrap": {
+                    "configRef": {"apiVersion": BOOTSTRAP_API_VERSION, "kind": "FakeBootstrapConfig", "name": name}
+                },
+                "infrastructureRef": {"apiVersion": INFRASTRUCTURE_API_VERSION, "kind": "FakeMachine", "name": name},
+            },
+        }
+    )
 
 
 def _machine(scene: Scene, *, annotations: dict[str, str] | None = None) -> None:
     """A Cluster with a running control plane Machine ``cp-0`` (so that a worker's Node may be
     deleted, and its hooks are waited for), and a running worker Machine ``m1``."""
-    scene.client().create({"apiVersion": CAPI, "kind": "Cluster", "metadata": {"name": "c1", "namespace": NS}})
+    scene.client().create(
+        {
+            "apiVersion": CLUSTER_API_VERSION,
+            "kind": "Cluster",
+            "metadata": {"name": "c1", "namespace": DEFAULT_NAMESPACE},
+        }
+    )
     _create_machine(scene, "cp-0", labels={"cluster.x-k8s.io/control-plane": ""})
     _create_machine(scene, "m1", annotations=annotations)
     scene.advance(60)
 
 
-def _exists(scene: Scene, kind: str, api_version: str = CAPI) -> bool:
+def _exists(scene: Scene, kind: str, api_version: str = CLUSTER_API_VERSION) -> bool:
     try:
-        scene.client().get(api_version, kind, "m1", NS)
+        scene.client().get(api_version, kind, "m1", DEFAULT_NAMESPACE)
     except ApiError as err:
         assert err.code == 404
         return False
@@ -78,30 +110,36 @@ def test_a_world_that_runs_reference_controllers_itself_is_refused(server: World
 
 def test_the_process_runs_the_machine_controller_and_it_writes_as_its_own_user(scene: ProcessScene) -> None:
     _machine(scene)
-    machine = scene.client().get(CAPI, "Machine", "m1", NS)
+    machine = scene.client().get(CLUSTER_API_VERSION, "Machine", "m1", DEFAULT_NAMESPACE)
     assert "machine.cluster.x-k8s.io" in machine["metadata"]["finalizers"]
     assert machine["status"]["nodeRef"]["name"] == "m1"
-    writers = {r["user"] for r in scene.audit(resource=MACHINES, name="m1") if r["verb"] != "create"}
+    writers = {r["user"] for r in scene.audit(resource=MACHINES_RESOURCE, name="m1") if r["verb"] != "create"}
     assert CONTROLLER_USER in writers
 
 
 def test_a_deletion_runs_to_the_end(scene: ProcessScene) -> None:
     _machine(scene)
-    scene.client().delete(CAPI, "Machine", "m1", NS)
+    scene.client().delete(CLUSTER_API_VERSION, "Machine", "m1", DEFAULT_NAMESPACE)
     scene.advance(60)
     assert not _exists(scene, "Machine")
-    assert not _exists(scene, "FakeMachine", INFRA)
+    assert not _exists(scene, "FakeMachine", INFRASTRUCTURE_API_VERSION)
 
 
 def test_a_hook_holds_the_deletion_until_removed_and_nothing_moves_between_settles(scene: ProcessScene) -> None:
     _machine(scene, annotations={PRE_DRAIN_HOOK: ""})
-    scene.client().delete(CAPI, "Machine", "m1", NS)
+    scene.client().delete(CLUSTER_API_VERSION, "Machine", "m1", DEFAULT_NAMESPACE)
     scene.advance(3 * 86400)
     held = scene.audit_size()
     scene.advance(0)
     assert scene.audit_size() == held  # settled: the process writes nothing unless something changes
-    assert _exists(scene, "Machine") and _exists(scene, "FakeMachine", INFRA)
-    scene.client().patch(CAPI, "Machine", "m1", {"metadata": {"annotations": {PRE_DRAIN_HOOK: None}}}, namespace=NS)
+    assert _exists(scene, "Machine") and _exists(scene, "FakeMachine", INFRASTRUCTURE_API_VERSION)
+    scene.client().patch(
+        CLUSTER_API_VERSION,
+        "Machine",
+        "m1",
+        {"metadata": {"annotations": {PRE_DRAIN_HOOK: None}}},
+        namespace=DEFAULT_NAMESPACE,
+    )
     scene.advance(60)
     assert not _exists(scene, "Machine")
 
@@ -111,15 +149,15 @@ def _deletion_with_a_slow_infrastructure(scene: Scene) -> list[tuple[str, str, s
     subresource, name), as the audit trail has them."""
     _machine(scene)
     delay = {"metadata": {"annotations": {"harness.test/deletion-delay": "90s"}}}
-    scene.client().patch(INFRA, "FakeMachine", "m1", delay, namespace=NS)
+    scene.client().patch(INFRASTRUCTURE_API_VERSION, "FakeMachine", "m1", delay, namespace=DEFAULT_NAMESPACE)
     mark = scene.audit_size()
-    scene.client().delete(CAPI, "Machine", "m1", NS)
+    scene.client().delete(CLUSTER_API_VERSION, "Machine", "m1", DEFAULT_NAMESPACE)
     scene.advance(89)
     assert _exists(scene, "Machine")
     scene.advance(60)
     assert not _exists(scene, "Machine")
     return [(r["time"], r["verb"], r["subresource"], r["name"])
-            for r in scene.audit(since=mark, resource=MACHINES)]
+            for r in scene.audit(since=mark, resource=MACHINES_RESOURCE)]
 
 
 def test_the_process_sees_each_write_and_timer_at_the_virtual_instant_an_in_process_controller_does(

@@ -5,10 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 from harness.client import InProcessClient
+from harness.kube.names.core import DEFAULT_NAMESPACE
 from harness.world.replicaset import ReplicaSetController
 from harness.world.world import World
 
-NS = "default"
 TEMPLATE = {"metadata": {"labels": {"app": "web"}},
             "spec": {"containers": [{"name": "app", "image": "nginx"}], "terminationGracePeriodSeconds": 30}}
 
@@ -24,13 +24,18 @@ def make_world(simulators: tuple[str, ...] = ("scheduler", "kubelet", "replicase
 
 
 def make_rs(client: InProcessClient, replicas: int = 2, **spec: Any) -> dict[str, Any]:
-    return client.create({"apiVersion": "apps/v1", "kind": "ReplicaSet", "metadata": {"name": "web", "namespace": NS},
-                          "spec": {"replicas": replicas, "selector": {"matchLabels": {"app": "web"}},
-                                   "template": TEMPLATE, **spec}})
+    return client.create(
+        {
+            "apiVersion": "apps/v1",
+            "kind": "ReplicaSet",
+            "metadata": {"name": "web", "namespace": DEFAULT_NAMESPACE},
+            "spec": {"replicas": replicas, "selector": {"matchLabels": {"app": "web"}}, "template": TEMPLATE, **spec},
+        }
+    )
 
 
 def pods(client: InProcessClient) -> list[dict[str, Any]]:
-    return client.list("v1", "Pod", NS)["items"]
+    return client.list("v1", "Pod", DEFAULT_NAMESPACE)["items"]
 
 
 def live(client: InProcessClient) -> list[dict[str, Any]]:
@@ -38,7 +43,7 @@ def live(client: InProcessClient) -> list[dict[str, Any]]:
 
 
 def rs_status(client: InProcessClient) -> dict[str, Any]:
-    return client.get("apps/v1", "ReplicaSet", "web", NS)["status"]
+    return client.get("apps/v1", "ReplicaSet", "web", DEFAULT_NAMESPACE)["status"]
 
 
 def test_creates_replicas_from_the_template_owned_by_the_set() -> None:
@@ -63,7 +68,7 @@ def test_deleted_pod_is_replaced_while_it_is_still_terminating() -> None:
     make_rs(client, 2)
     world.settle()
     victim = pods(client)[0]["metadata"]["name"]
-    client.delete("v1", "Pod", victim, NS)
+    client.delete("v1", "Pod", victim, DEFAULT_NAMESPACE)
     world.settle()
     assert len(pods(client)) == 3  # the victim terminates for its grace period
     assert len(live(client)) == 2 and victim not in {p["metadata"]["name"] for p in live(client)}
@@ -77,7 +82,7 @@ def test_evicted_pod_is_replaced() -> None:
     make_rs(client, 1)
     world.settle()
     victim = pods(client)[0]["metadata"]["name"]
-    client.evict(victim, NS)
+    client.evict(victim, DEFAULT_NAMESPACE)
     world.advance(30)
     remaining = pods(client)
     assert len(remaining) == 1 and remaining[0]["metadata"]["name"] != victim
@@ -91,11 +96,11 @@ def test_scale_down_deletes_unscheduled_and_not_ready_pods_first() -> None:
     names = sorted(p["metadata"]["name"] for p in pods(client))
     # Bind two by hand (no scheduler here); the third stays unscheduled; one bound pod is never Ready.
     client.patch("v1", "Pod", names[0], {"metadata": {"annotations": {"harness.test/never-ready": "true"}}},
-                 namespace=NS)
-    client.bind(names[0], NS, "n1")
-    client.bind(names[1], NS, "n2")
+                 namespace=DEFAULT_NAMESPACE)
+    client.bind(names[0], DEFAULT_NAMESPACE, "n1")
+    client.bind(names[1], DEFAULT_NAMESPACE, "n2")
     world.settle()
-    client.patch("apps/v1", "ReplicaSet", "web", {"spec": {"replicas": 1}}, namespace=NS)
+    client.patch("apps/v1", "ReplicaSet", "web", {"spec": {"replicas": 1}}, namespace=DEFAULT_NAMESPACE)
     world.settle()
     assert [p["metadata"]["name"] for p in live(client)] == [names[1]]
 
@@ -106,20 +111,20 @@ def test_pod_deletion_cost_protects_a_pod() -> None:
     world.settle()
     keep = pods(client)[0]["metadata"]["name"]
     cost = {"controller.kubernetes.io/pod-deletion-cost": "100"}
-    client.patch("v1", "Pod", keep, {"metadata": {"annotations": cost}}, namespace=NS)
-    client.patch("apps/v1", "ReplicaSet", "web", {"spec": {"replicas": 1}}, namespace=NS)
+    client.patch("v1", "Pod", keep, {"metadata": {"annotations": cost}}, namespace=DEFAULT_NAMESPACE)
+    client.patch("apps/v1", "ReplicaSet", "web", {"spec": {"replicas": 1}}, namespace=DEFAULT_NAMESPACE)
     world.settle()
     assert [p["metadata"]["name"] for p in live(client)] == [keep]
 
 
 def test_orphan_pods_matching_the_selector_are_adopted() -> None:
     world, client = make_world()
-    client.create({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "stray", "namespace": NS,
+    client.create({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "stray", "namespace": DEFAULT_NAMESPACE,
                                                                    "labels": {"app": "web"}},
                    "spec": TEMPLATE["spec"]})
     rs = make_rs(client, 2)
     world.settle()
-    stray = client.get("v1", "Pod", "stray", NS)
+    stray = client.get("v1", "Pod", "stray", DEFAULT_NAMESPACE)
     assert stray["metadata"]["ownerReferences"][0]["uid"] == rs["metadata"]["uid"]
     assert len(pods(client)) == 2
 
@@ -140,17 +145,26 @@ def test_deleting_replica_set_creates_nothing() -> None:
     world, client = make_world()
     make_rs(client, 2)
     world.settle()
-    client.delete("apps/v1", "ReplicaSet", "web", NS, propagation_policy="Orphan")
-    client.delete("v1", "Pod", pods(client)[0]["metadata"]["name"], NS)
+    client.delete("apps/v1", "ReplicaSet", "web", DEFAULT_NAMESPACE, propagation_policy="Orphan")
+    client.delete("v1", "Pod", pods(client)[0]["metadata"]["name"], DEFAULT_NAMESPACE)
     world.settle()
     assert len(live(client)) == 1
 
 
 def test_failed_creation_sets_replica_failure() -> None:
     world, client = make_world(simulators=("replicaset",))
-    client.create({"apiVersion": "apps/v1", "kind": "ReplicaSet", "metadata": {"name": "web", "namespace": NS},
-                   "spec": {"replicas": 1, "selector": {"matchLabels": {"app": "web"}},
-                            "template": {"metadata": {"labels": {"app": "web"}}, "spec": {"containers": []}}}})
+    client.create(
+        {
+            "apiVersion": "apps/v1",
+            "kind": "ReplicaSet",
+            "metadata": {"name": "web", "namespace": DEFAULT_NAMESPACE},
+            "spec": {
+                "replicas": 1,
+                "selector": {"matchLabels": {"app": "web"}},
+                "template": {"metadata": {"labels": {"app": "web"}}, "spec": {"containers": []}},
+            },
+        }
+    )
     world.settle()
     (condition,) = rs_status(client)["conditions"]
     assert (condition["type"], condition["status"], condition["reason"]) == ("ReplicaFailure", "True", "FailedCreate")

@@ -9,10 +9,9 @@ import pytest
 from controllers.runtime.api import CATALOG
 from controllers.runtime.client import RuntimeClient, RuntimeSDKError, aggregate, clean_cluster
 from controllers.runtime.webhooks import validate_extension_config
+from harness.kube.names.runtime_sdk import RUNTIME_API_VERSION
 from harness.world.extension import ExtensionServer, HookResponder
 from harness.world.world import World
-
-RUNTIME = "runtime.cluster.x-k8s.io/v1alpha1"
 
 
 @pytest.fixture
@@ -23,7 +22,7 @@ def extension() -> Iterator[ExtensionServer]:
 
 
 def _register(world: World, name: str, server: ExtensionServer, **spec: object) -> None:
-    world.client().create({"apiVersion": RUNTIME, "kind": "ExtensionConfig", "metadata": {"name": name},
+    world.client().create({"apiVersion": RUNTIME_API_VERSION, "kind": "ExtensionConfig", "metadata": {"name": name},
                            "spec": {"clientConfig": {"url": server.url, "caBundle": server.ca_bundle}, **spec}})
     world.settle()
 
@@ -105,11 +104,21 @@ def test_service_form_resolves_through_the_service_target_port() -> None:
         world.client().create({"apiVersion": "v1", "kind": "Service", "metadata": {"name": "my-ext",
                                "namespace": "default"},
                                "spec": {"ports": [{"port": 443, "targetPort": server.port}]}})
-        world.client().create({"apiVersion": RUNTIME, "kind": "ExtensionConfig", "metadata": {"name": "svc"},
-                               "spec": {"clientConfig": {"service": {"name": "my-ext", "namespace": "default"},
-                                                         "caBundle": server.ca_bundle}}})
+        world.client().create(
+            {
+                "apiVersion": RUNTIME_API_VERSION,
+                "kind": "ExtensionConfig",
+                "metadata": {"name": "svc"},
+                "spec": {
+                    "clientConfig": {
+                        "service": {"name": "my-ext", "namespace": "default"},
+                        "caBundle": server.ca_bundle,
+                    }
+                },
+            }
+        )
         world.settle()
-        config = world.client().get(RUNTIME, "ExtensionConfig", "svc")
+        config = world.client().get(RUNTIME_API_VERSION, "ExtensionConfig", "svc")
         assert config["spec"]["clientConfig"]["service"]["port"] == 443
         assert [c["status"] for c in config["status"]["conditions"] if c["type"] == "Discovered"] == ["True"]
     finally:
@@ -121,11 +130,11 @@ def test_ca_is_injected_from_a_secret(extension: ExtensionServer) -> None:
     client = world.client()
     client.create({"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "ext-ca", "namespace": "default"},
                    "data": {"ca.crt": extension.ca_bundle}})
-    client.create({"apiVersion": RUNTIME, "kind": "ExtensionConfig",
+    client.create({"apiVersion": RUNTIME_API_VERSION, "kind": "ExtensionConfig",
                    "metadata": {"name": "ext", "annotations": {
                        "runtime.cluster.x-k8s.io/inject-ca-from-secret": "default/ext-ca"}},
                    "spec": {"clientConfig": {"url": extension.url}}})
     world.settle()
-    config = client.get(RUNTIME, "ExtensionConfig", "ext")
+    config = client.get(RUNTIME_API_VERSION, "ExtensionConfig", "ext")
     assert config["spec"]["clientConfig"]["caBundle"] == extension.ca_bundle
     assert len(config["status"]["handlers"]) == 6

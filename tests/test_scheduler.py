@@ -5,11 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 from harness.client import InProcessClient
+from harness.kube.names.core import DEFAULT_NAMESPACE
 from harness.world.kubelet import pod_condition
 from harness.world.scheduler import fit_error_message, tolerates
 from harness.world.world import World
-
-NS = "default"
 
 
 def make_world(*nodes: str) -> tuple[World, InProcessClient]:
@@ -22,16 +21,16 @@ def make_world(*nodes: str) -> tuple[World, InProcessClient]:
 
 
 def make_pod(client: InProcessClient, name: str, **spec: Any) -> None:
-    client.create({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": NS},
+    client.create({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": DEFAULT_NAMESPACE},
                    "spec": {"containers": [{"name": "app", "image": "nginx"}], **spec}})
 
 
 def node_of(client: InProcessClient, name: str) -> str | None:
-    return client.get("v1", "Pod", name, NS)["spec"].get("nodeName")
+    return client.get("v1", "Pod", name, DEFAULT_NAMESPACE)["spec"].get("nodeName")
 
 
 def scheduled_condition(client: InProcessClient, name: str) -> dict[str, Any]:
-    condition = pod_condition(client.get("v1", "Pod", name, NS), "PodScheduled")
+    condition = pod_condition(client.get("v1", "Pod", name, DEFAULT_NAMESPACE), "PodScheduled")
     assert condition is not None
     return condition
 
@@ -42,14 +41,14 @@ def test_pods_spread_to_the_node_with_fewest_pods_then_by_name() -> None:
         make_pod(client, f"p{i}")
         world.settle()
     assert [node_of(client, f"p{i}") for i in range(4)] == ["a", "b", "c", "a"]
-    assert client.get("v1", "Pod", "p0", NS)["status"]["phase"] == "Running"
+    assert client.get("v1", "Pod", "p0", DEFAULT_NAMESPACE)["status"]["phase"] == "Running"
 
 
 def test_scheduled_event_names_the_node() -> None:
     world, client = make_world("a")
     make_pod(client, "p")
     world.settle()
-    events = [e for e in client.list("v1", "Event", NS)["items"] if e["reason"] == "Scheduled"]
+    events = [e for e in client.list("v1", "Event", DEFAULT_NAMESPACE)["items"] if e["reason"] == "Scheduled"]
     assert [e["message"] for e in events] == ["Successfully assigned default/p to a"]
 
 
@@ -76,7 +75,7 @@ def test_unschedulable_pod_gets_upstreams_fit_error_and_waits() -> None:
         "affinity/selector. preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling."
     )
     assert node_of(client, "p") is None
-    failed = [e for e in client.list("v1", "Event", NS)["items"] if e["reason"] == "FailedScheduling"]
+    failed = [e for e in client.list("v1", "Event", DEFAULT_NAMESPACE)["items"] if e["reason"] == "FailedScheduling"]
     assert [e["type"] for e in failed] == ["Warning"]
 
 

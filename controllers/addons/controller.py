@@ -103,16 +103,15 @@ from controllers.addons.api import (
 from controllers.addons.dependencies import blocking_dependents, cycles
 from controllers.addons.extension import CleanupGate, serve
 from controllers.machine import conditions as cond
-from controllers.machine.api import API_VERSION as CAPI_API_VERSION
-from controllers.machine.api import CLUSTER_KIND
 from controllers.runtime.api import API_VERSION as RUNTIME_API_VERSION
 from controllers.runtime.api import EXTENSION_CONFIG_KIND
 from harness.client import MERGE, WARNING, ApiError, Client, Controller, EventRecorder, Request, Result, find_in
+from harness.kube.names.capi import CLUSTER_API_VERSION as CAPI_API_VERSION
+from harness.kube.names.capi import CLUSTER_KIND, CONTROL_PLANE_INITIALIZED, KUBECONFIG_DATA_KEY
+from harness.kube.names.core import CONDITION_TRUE
 from harness.kube.selectors import label_selector_from_dict
 
-CONTROL_PLANE_INITIALIZED = "ControlPlaneInitialized"
 KUBECONFIG_SECRET = "{name}-kubeconfig"
-KUBECONFIG_KEY = "value"
 SVELTOS_KUBECONFIG_SECRET = "{name}-sveltos-kubeconfig"
 SVELTOS_KUBECONFIG_KEYS = ("value", "kubeconfig")
 # Objects being deleted in the workload cluster (finalizers) are looked at again this often.
@@ -610,7 +609,7 @@ class AddonController(Controller):
             keys: tuple[str, ...] = (str(spec["kubeconfigKeyName"]),) if spec.get("kubeconfigKeyName") \
                 else SVELTOS_KUBECONFIG_KEYS
         else:
-            secret_name, keys = KUBECONFIG_SECRET.format(name=scope.cluster_name), (KUBECONFIG_KEY,)
+            secret_name, keys = KUBECONFIG_SECRET.format(name=scope.cluster_name), (KUBECONFIG_DATA_KEY,)
         where = self._gate_key(scope)
         try:
             secret = self.client.get("v1", "Secret", secret_name, scope.namespace)
@@ -678,7 +677,7 @@ class _Scope:
         self.summary.setdefault("status", {})["featureSummaries"] = [feature]
 
     def set_deleting(self, reason: str, message: str, now: float) -> None:
-        cond.set_v1beta1(self.summary, DELETING_CONDITION, cond.TRUE, now, reason=reason, message=message)
+        cond.set_v1beta1(self.summary, DELETING_CONDITION, CONDITION_TRUE, now, reason=reason, message=message)
 
 
 def _provisioned(summary: dict[str, Any]) -> bool:

@@ -49,8 +49,8 @@ from controllers.addons.api import (
     REMOVE_FAILED,
 )
 from harness.client import ApiError, Client, find_in
+from harness.kube.names.core import DEFAULT_NAMESPACE
 
-DEFAULT_NAMESPACE = "default"
 # Documents of one manifest are separated by a line holding only "---" (upstream's CustomSplit).
 DOCUMENT_SEPARATOR = re.compile(r"^---[ \t]*$", re.MULTILINE)
 

@@ -22,10 +22,9 @@ from controllers.addons.api import (
 from harness.apiserver.resources import ResourceType
 from harness.kube import errors as api_errors
 from harness.kube.errors import FieldError
+from harness.kube.names.meta import CREATE, UPDATE
 from harness.kube.selectors import label_selector_from_dict
 
-CREATE = "CREATE"
-UPDATE = "UPDATE"
 POLICY_REF_KINDS = ("ConfigMap", "Secret")
 CLUSTER_REF_KINDS = ("Cluster", SVELTOS_CLUSTER_KIND)
 DEPENDS_ON_ITSELF = "a ClusterProfile cannot depend on itself"

@@ -15,11 +15,6 @@ from controllers.machine.api import group_of, meta
 CLUSTER_FINALIZER = "cluster.cluster.x-k8s.io"
 
 # status.phase (ClusterPhase).
-PHASE_PENDING = "Pending"
-PHASE_PROVISIONING = "Provisioning"
-PHASE_PROVISIONED = "Provisioned"
-PHASE_DELETING = "Deleting"
-PHASE_FAILED = "Failed"
 
 # deleteRequeueAfter: how often a deleting Cluster looks again for descendants that are still there.
 DELETE_REQUEUE_AFTER = 5.0

@@ -11,9 +11,15 @@ from typing import Any
 
 from controllers.machine import conditions as cond
 from controllers.machine.api import PAUSED_ANNOTATION, annotations, is_deleting
+from harness.kube.names.capi import (
+    DELETING,
+    PAUSED,
+    PAUSED_BY_SPEC_MESSAGE,
+    PAUSED_REASON,
+)
+from harness.kube.names.core import CONDITION_FALSE, CONDITION_TRUE, CONDITION_UNKNOWN
 
 # v1beta1 condition types of a Cluster.
-CONTROL_PLANE_INITIALIZED = "ControlPlaneInitialized"
 CONTROL_PLANE_READY = "ControlPlaneReady"
 
 # v1beta1 reasons and messages.
@@ -25,10 +31,7 @@ WAITING_FOR_CONTROL_PLANE_PROVIDER_INITIALIZED_MESSAGE = (
 WAITING_FOR_CONTROL_PLANE_REASON = "WaitingForControlPlane"
 
 # v1beta2 conditions and reasons (status.v1beta2.conditions).
-PAUSED = "Paused"
-PAUSED_REASON = "Paused"
 NOT_PAUSED_REASON = "NotPaused"
-PAUSED_BY_CLUSTER_MESSAGE = "Cluster spec.paused is set to true"
 PAUSED_BY_ANNOTATION_MESSAGE = "{kind} has the cluster.x-k8s.io/paused annotation"
 
 INITIALIZED_REASON = "Initialized"
@@ -37,8 +40,6 @@ OBJECT_DOES_NOT_EXIST_REASON = "ObjectDoesNotExist"
 OBJECT_DELETED_REASON = "ObjectDeleted"
 READY_REASON = "Ready"
 NOT_READY_REASON = "NotReady"
-INTERNAL_ERROR_REASON = "InternalError"
-INTERNAL_ERROR_MESSAGE = "Please check controller logs for errors"
 CONTROL_PLANE_NOT_INITIALIZED_MESSAGE = "Control plane not yet initialized"
 NO_CONTROL_PLANE_NODE_MESSAGE = "Waiting for the first control plane machine to have status.nodeRef set"
 WAITING_FOR_TOPOLOGY_MESSAGE = "Waiting for cluster topology to be reconciled"
@@ -49,16 +50,12 @@ INFRASTRUCTURE_NOT_READY_MESSAGE = "{kind} status.ready is false"
 
 # v1beta2 Deleting reasons of a Cluster.
 WAITING_FOR_BEFORE_DELETE_HOOK_REASON = "WaitingForBeforeDeleteHook"
-WAITING_FOR_BEFORE_DELETE_HOOK_MESSAGE = "Waiting for BeforeClusterDelete hook"
 WAITING_FOR_WORKERS_DELETION_REASON = "WaitingForWorkersDeletion"
 WAITING_FOR_CONTROL_PLANE_DELETION_REASON = "WaitingForControlPlaneDeletion"
-WAITING_FOR_INFRASTRUCTURE_DELETION_REASON = "WaitingForInfrastructureDeletion"
-WAITING_FOR_DELETION_MESSAGE = "Waiting for {kind} to be deleted"
-DELETION_COMPLETED_MESSAGE = "Deletion completed"
 
 # Merge priority of a group of conditions (util/conditions/merge.go): the lower, the more it matters.
-_PRIORITY = {(cond.FALSE, cond.SEVERITY_ERROR): 0, (cond.FALSE, cond.SEVERITY_WARNING): 1,
-             (cond.FALSE, cond.SEVERITY_INFO): 2, (cond.TRUE, ""): 3, (cond.UNKNOWN, ""): 4}
+_PRIORITY = {(CONDITION_FALSE, cond.SEVERITY_ERROR): 0, (CONDITION_FALSE, cond.SEVERITY_WARNING): 1,
+             (CONDITION_FALSE, cond.SEVERITY_INFO): 2, (CONDITION_TRUE, ""): 3, (CONDITION_UNKNOWN, ""): 4}
 
 
 def summarize(obj: dict[str, Any], condition_types: tuple[str, ...], now: float) -> None:
@@ -75,9 +72,9 @@ def summarize(obj: dict[str, Any], condition_types: tuple[str, ...], now: float)
     top = min(priority(c) for c in present)
     first = next(c for c in present if priority(c) == top)
     status = str(first.get("status"))
-    if status == cond.TRUE:
+    if status == CONDITION_TRUE:
         cond.mark_true(obj, cond.READY, now)
-    elif status == cond.FALSE:
+    elif status == CONDITION_FALSE:
         cond.mark_false(obj, cond.READY, str(first.get("reason", "")), str(first.get("severity", "")),
                         str(first.get("message", "")), now)
     else:
@@ -104,7 +101,7 @@ def paused_state(cluster: dict[str, Any] | None, obj: dict[str, Any]) -> tuple[b
     ``cluster.x-k8s.io/paused`` annotation) and the message saying why."""
     messages = []
     if cluster is not None and (cluster.get("spec") or {}).get("paused"):
-        messages.append(PAUSED_BY_CLUSTER_MESSAGE)
+        messages.append(PAUSED_BY_SPEC_MESSAGE)
     if PAUSED_ANNOTATION in annotations(obj):
         messages.append(PAUSED_BY_ANNOTATION_MESSAGE.format(kind=obj.get("kind", "Object")))
     return bool(messages), ", ".join(messages)
@@ -114,15 +111,15 @@ def set_paused(cluster: dict[str, Any] | None, obj: dict[str, Any], now: float) 
     """Write the v1beta2 ``Paused`` condition of ``obj`` in place; whether ``obj`` is paused."""
     paused, message = paused_state(cluster, obj)
     if paused:
-        cond.set_v1beta2(obj, PAUSED, cond.TRUE, PAUSED_REASON, message, now)
+        cond.set_v1beta2(obj, PAUSED, CONDITION_TRUE, PAUSED_REASON, message, now)
     else:
-        cond.set_v1beta2(obj, PAUSED, cond.FALSE, NOT_PAUSED_REASON, "", now)
+        cond.set_v1beta2(obj, PAUSED, CONDITION_FALSE, NOT_PAUSED_REASON, "", now)
     return paused
 
 
 def set_deleting(obj: dict[str, Any], reason: str, message: str, now: float) -> None:
     """The v1beta2 ``Deleting`` condition: False/``NotDeleting`` unless the object is being deleted."""
     if not is_deleting(obj):
-        cond.set_v1beta2(obj, cond.DELETING, cond.FALSE, cond.NOT_DELETING_REASON, "", now)
+        cond.set_v1beta2(obj, DELETING, CONDITION_FALSE, cond.NOT_DELETING_REASON, "", now)
     else:
-        cond.set_v1beta2(obj, cond.DELETING, cond.TRUE, reason, message, now)
+        cond.set_v1beta2(obj, DELETING, CONDITION_TRUE, reason, message, now)

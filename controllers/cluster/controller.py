@@ -33,15 +33,7 @@ from controllers.cluster.phases import (
 )
 from controllers.cluster.status import update_status
 from controllers.machine import conditions as cond
-from controllers.machine.api import (
-    API_VERSION,
-    CLUSTER_KIND,
-    MACHINE_DEPLOYMENT_KIND,
-    MACHINE_KIND,
-    is_control_plane_machine,
-    is_deleting,
-    meta,
-)
+from controllers.machine.api import is_control_plane_machine, is_deleting, meta
 from controllers.machine.errors import ReconcileError, aggregate
 from harness.client import (
     ApiError,
@@ -53,6 +45,13 @@ from harness.client import (
     add_finalizer,
     find_in,
     owner_mapper,
+)
+from harness.kube.names.capi import (
+    CLUSTER_API_VERSION,
+    CLUSTER_KIND,
+    CONTROL_PLANE_INITIALIZED,
+    MACHINE_DEPLOYMENT_KIND,
+    MACHINE_KIND,
 )
 
 
@@ -70,13 +69,13 @@ class ClusterController(Controller):
         self._initialized: set[tuple[str, str]] = set()
 
     def setup(self) -> None:
-        self.watch(self.client, API_VERSION, CLUSTER_KIND, self._on_cluster)
-        self.watch(self.client, API_VERSION, MACHINE_KIND, self._on_machine)
-        self.watch(self.client, API_VERSION, MACHINE_DEPLOYMENT_KIND, self._on_machine_deployment)
+        self.watch(self.client, CLUSTER_API_VERSION, CLUSTER_KIND, self._on_cluster)
+        self.watch(self.client, CLUSTER_API_VERSION, MACHINE_KIND, self._on_machine)
+        self.watch(self.client, CLUSTER_API_VERSION, MACHINE_DEPLOYMENT_KIND, self._on_machine_deployment)
 
     def _on_cluster(self, event: str, cluster: dict[str, Any]) -> Iterable[Request]:
         key = (meta(cluster).get("namespace") or "", meta(cluster).get("name", ""))
-        if event != "DELETED" and cond.is_true(cluster, ccond.CONTROL_PLANE_INITIALIZED):
+        if event != "DELETED" and cond.is_true(cluster, CONTROL_PLANE_INITIALIZED):
             self._initialized.add(key)
         else:
             self._initialized.discard(key)
@@ -98,7 +97,7 @@ class ClusterController(Controller):
         self.watch(self.client, api_version, kind, self._owner_mapper)
 
     def reconcile(self, request: Request) -> Result | None:
-        cluster = find_in(self.client, API_VERSION, CLUSTER_KIND, request.name, request.namespace)
+        cluster = find_in(self.client, CLUSTER_API_VERSION, CLUSTER_KIND, request.name, request.namespace)
         if cluster is None:
             return None
         if add_finalizer(self.client, cluster, CLUSTER_FINALIZER):

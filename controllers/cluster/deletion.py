@@ -33,8 +33,17 @@ from controllers.cluster.phases import Descendants, Scope
 from controllers.machine import conditions as cond
 from controllers.machine.api import annotations, is_deleting, meta
 from controllers.machine.errors import ReconcileError, aggregate, go_quote
-from controllers.runtime.api import OK_TO_DELETE_ANNOTATION
 from harness.client import NORMAL, ApiError
+from harness.kube.names.capi import (
+    DELETED_REASON,
+    DELETION_COMPLETED_MESSAGE,
+    INTERNAL_ERROR_MESSAGE,
+    INTERNAL_ERROR_REASON,
+    WAITING_FOR_BEFORE_DELETE_HOOK_MESSAGE,
+    WAITING_FOR_DELETION_MESSAGE,
+    WAITING_FOR_INFRASTRUCTURE_DELETION_REASON,
+)
+from harness.kube.names.runtime_sdk import OK_TO_DELETE_ANNOTATION
 
 DELETED_EVENT = "Deleted"
 DELETED_EVENT_MESSAGE = "Cluster {name} has been deleted"
@@ -75,8 +84,8 @@ def _delete_referenced(s: Scope, obj: dict[str, Any]) -> None:
     except ApiError as err:
         if err.code == 404:
             return
-        s.deleting_reason = cond.INTERNAL_ERROR_REASON
-        s.deleting_message = ccond.INTERNAL_ERROR_MESSAGE
+        s.deleting_reason = INTERNAL_ERROR_REASON
+        s.deleting_message = INTERNAL_ERROR_MESSAGE
         raise ReconcileError(DELETE_REFERENCED_ERROR.format(
             kind=obj["kind"], name=go_quote(meta(obj)["name"]), cluster=go_quote(s.name),
             namespace=go_quote(s.namespace)) + f": {err.message}") from err
@@ -87,11 +96,11 @@ def reconcile_delete(s: Scope) -> float | None:
     cluster = s.cluster
     if has_topology(cluster) and OK_TO_DELETE_ANNOTATION not in annotations(cluster):
         s.deleting_reason = ccond.WAITING_FOR_BEFORE_DELETE_HOOK_REASON
-        s.deleting_message = ccond.WAITING_FOR_BEFORE_DELETE_HOOK_MESSAGE
+        s.deleting_message = WAITING_FOR_BEFORE_DELETE_HOOK_MESSAGE
         return None
     if not s.descendants_found:
-        s.deleting_reason = cond.INTERNAL_ERROR_REASON
-        s.deleting_message = ccond.INTERNAL_ERROR_MESSAGE
+        s.deleting_reason = INTERNAL_ERROR_REASON
+        s.deleting_message = INTERNAL_ERROR_MESSAGE
         return None
 
     children = owned_descendants(s.descendants, cluster)
@@ -107,8 +116,8 @@ def reconcile_delete(s: Scope) -> float | None:
             errors.append(DELETE_CHILD_ERROR.format(namespace=s.namespace, name=s.name, gvk=_gvk(child),
                                                     child=meta(child)["name"]) + f": {err.message}")
     if errors:
-        s.deleting_reason = cond.INTERNAL_ERROR_REASON
-        s.deleting_message = ccond.INTERNAL_ERROR_MESSAGE
+        s.deleting_reason = INTERNAL_ERROR_REASON
+        s.deleting_message = INTERNAL_ERROR_MESSAGE
         raise ReconcileError(aggregate(errors))
 
     names = pending_names(s.descendants, cluster)
@@ -122,25 +131,25 @@ def reconcile_delete(s: Scope) -> float | None:
         (spec.get("controlPlaneRef"), s.control_plane, s.control_plane_not_found, ccond.CONTROL_PLANE_READY,
          ccond.WAITING_FOR_CONTROL_PLANE_DELETION_REASON),
         (spec.get("infrastructureRef"), s.infra_cluster, s.infra_cluster_not_found, cond.INFRASTRUCTURE_READY,
-         ccond.WAITING_FOR_INFRASTRUCTURE_DELETION_REASON),
+         WAITING_FOR_INFRASTRUCTURE_DELETION_REASON),
     ):
         if not ref:
             continue
         if obj is None:
             if not not_found:
                 # A failure other than NotFound reading it: reported by its phase; do not go on.
-                s.deleting_reason = cond.INTERNAL_ERROR_REASON
-                s.deleting_message = ccond.INTERNAL_ERROR_MESSAGE
+                s.deleting_reason = INTERNAL_ERROR_REASON
+                s.deleting_message = INTERNAL_ERROR_MESSAGE
                 return None
-            cond.mark_false(cluster, ready_condition, cond.DELETED_REASON, cond.SEVERITY_INFO, "", s.now)
+            cond.mark_false(cluster, ready_condition, DELETED_REASON, cond.SEVERITY_INFO, "", s.now)
             continue
         _delete_referenced(s, obj)
         s.deleting_reason = reason
-        s.deleting_message = ccond.WAITING_FOR_DELETION_MESSAGE.format(kind=ref.get("kind", ""))
+        s.deleting_message = WAITING_FOR_DELETION_MESSAGE.format(kind=ref.get("kind", ""))
         return None
 
     s.deleting_reason = cond.DELETION_COMPLETED_REASON
-    s.deleting_message = ccond.DELETION_COMPLETED_MESSAGE
+    s.deleting_message = DELETION_COMPLETED_MESSAGE
     meta(cluster)["finalizers"] = [f for f in meta(cluster).get("finalizers") or [] if f != CLUSTER_FINALIZER]
     s.event(NORMAL, DELETED_EVENT, DELETED_EVENT_MESSAGE.format(name=s.name))
     return None

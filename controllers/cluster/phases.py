@@ -15,22 +15,22 @@ from typing import Any
 from controllers.cluster import conditions as ccond
 from controllers.cluster.api import EXTERNAL_READY_WAIT
 from controllers.machine import conditions as cond
-from controllers.machine.api import (
-    API_VERSION,
+from controllers.machine.api import is_deleting, labels, meta
+from controllers.machine.errors import ReconcileError, go_quote
+from harness.client import MERGE, NORMAL, ApiError, Client, EventRecorder
+from harness.kube.names.capi import (
+    CLUSTER_API_VERSION,
     CLUSTER_KIND,
     CLUSTER_NAME_LABEL,
+    CONTROL_PLANE_INITIALIZED,
     CONTROL_PLANE_LABEL,
+    DELETING_REASON,
+    FAILURE_FROM_REFERENCE_MESSAGE,
     MACHINE_DEPLOYMENT_KIND,
     MACHINE_KIND,
     MACHINE_SET_KIND,
-    is_deleting,
-    labels,
-    meta,
 )
-from controllers.machine.errors import ReconcileError, go_quote
-from harness.client import MERGE, NORMAL, ApiError, Client, EventRecorder
 
-FAILURE_FROM_REFERENCE = "Failure detected from referenced resource {gvk} with name {name}: {message}"
 DELETED_AFTER_READY_ERROR = "{kind} has been deleted after being ready"
 
 # Events.
@@ -104,8 +104,14 @@ def _external(s: Scope, ref: dict[str, Any]) -> dict[str, Any]:
     api_version, kind = str(ref.get("apiVersion", "")), str(ref.get("kind", ""))
     obj = s.client.get(api_version, kind, str(ref.get("name", "")), ref.get("namespace") or s.namespace)
     s.watch(api_version, kind)
-    desired = {"apiVersion": API_VERSION, "kind": CLUSTER_KIND, "name": s.name, "uid": meta(s.cluster).get("uid", ""),
-               "controller": True, "blockOwnerDeletion": True}
+    desired = {
+        "apiVersion": CLUSTER_API_VERSION,
+        "kind": CLUSTER_KIND,
+        "name": s.name,
+        "uid": meta(s.cluster).get("uid", ""),
+        "controller": True,
+        "blockOwnerDeletion": True,
+    }
     refs = list(meta(obj).get("ownerReferences") or [])
     owned = any(r == desired for r in refs)
     if not (owned and labels(obj).get(CLUSTER_NAME_LABEL) == s.name) and not is_deleting(obj):
@@ -118,7 +124,7 @@ def _external(s: Scope, ref: dict[str, Any]) -> dict[str, Any]:
     if status.get("failureReason"):
         s.status["failureReason"] = status["failureReason"]
     if status.get("failureMessage"):
-        s.status["failureMessage"] = FAILURE_FROM_REFERENCE.format(
+        s.status["failureMessage"] = FAILURE_FROM_REFERENCE_MESSAGE.format(
             gvk=_gvk(obj), name=go_quote(str(meta(obj).get("name", ""))), message=status["failureMessage"])
     return obj
 
@@ -159,7 +165,7 @@ def reconcile_infrastructure(s: Scope) -> float | None:
     ready = bool((obj.get("status") or {}).get("ready"))
     if deleting:
         ccond.mirror(s.cluster, cond.INFRASTRUCTURE_READY, obj, s.now, fallback_ready=False,
-                     fallback_reason=cond.DELETING_REASON)
+                     fallback_reason=DELETING_REASON)
     else:
         ccond.mirror(s.cluster, cond.INFRASTRUCTURE_READY, obj, s.now, fallback_ready=ready,
                      fallback_reason=cond.WAITING_FOR_INFRASTRUCTURE_REASON)
@@ -201,17 +207,17 @@ def reconcile_control_plane(s: Scope) -> float | None:
     ready = bool(obj_status.get("ready"))
     if deleting:
         ccond.mirror(s.cluster, ccond.CONTROL_PLANE_READY, obj, s.now, fallback_ready=False,
-                     fallback_reason=cond.DELETING_REASON)
+                     fallback_reason=DELETING_REASON)
     else:
         ccond.mirror(s.cluster, ccond.CONTROL_PLANE_READY, obj, s.now, fallback_ready=ready,
                      fallback_reason=ccond.WAITING_FOR_CONTROL_PLANE_REASON)
     if is_deleting(obj):
         return None
-    if not cond.is_true(s.cluster, ccond.CONTROL_PLANE_INITIALIZED):
+    if not cond.is_true(s.cluster, CONTROL_PLANE_INITIALIZED):
         if obj_status.get("initialized"):
-            cond.mark_true(s.cluster, ccond.CONTROL_PLANE_INITIALIZED, s.now)
+            cond.mark_true(s.cluster, CONTROL_PLANE_INITIALIZED, s.now)
         else:
-            cond.mark_false(s.cluster, ccond.CONTROL_PLANE_INITIALIZED,
+            cond.mark_false(s.cluster, CONTROL_PLANE_INITIALIZED,
                             ccond.WAITING_FOR_CONTROL_PLANE_PROVIDER_INITIALIZED_REASON, cond.SEVERITY_INFO,
                             ccond.WAITING_FOR_CONTROL_PLANE_PROVIDER_INITIALIZED_MESSAGE, s.now)
     if not ready and not s.status.get("controlPlaneReady"):
@@ -229,11 +235,14 @@ def get_descendants(s: Scope) -> float | None:
     selector = f"{CLUSTER_NAME_LABEL}={s.name}"
     try:
         found = Descendants(
-            machine_deployments=s.client.list(API_VERSION, MACHINE_DEPLOYMENT_KIND, s.namespace,
-                                              label_selector=selector)["items"],
-            machine_sets=s.client.list(API_VERSION, MACHINE_SET_KIND, s.namespace, label_selector=selector)["items"],
+            machine_deployments=s.client.list(
+                CLUSTER_API_VERSION, MACHINE_DEPLOYMENT_KIND, s.namespace, label_selector=selector
+            )["items"],
+            machine_sets=s.client.list(CLUSTER_API_VERSION, MACHINE_SET_KIND, s.namespace, label_selector=selector)[
+                "items"
+            ],
         )
-        machines = s.client.list(API_VERSION, MACHINE_KIND, s.namespace, label_selector=selector)["items"]
+        machines = s.client.list(CLUSTER_API_VERSION, MACHINE_KIND, s.namespace, label_selector=selector)["items"]
     except ApiError as err:
         raise ReconcileError(f"failed to list descendants for cluster {s.namespace}/{s.name}: {err.message}") from err
     for machine in machines:
@@ -249,12 +258,12 @@ def get_descendants(s: Scope) -> float | None:
 def reconcile_control_plane_initialized(s: Scope) -> float | None:
     """``reconcileControlPlaneInitialized``: without a control plane object, the control plane is
     initialized once a control plane Machine that is not being deleted has a ``status.nodeRef``."""
-    if s.spec.get("controlPlaneRef") or cond.is_true(s.cluster, ccond.CONTROL_PLANE_INITIALIZED):
+    if s.spec.get("controlPlaneRef") or cond.is_true(s.cluster, CONTROL_PLANE_INITIALIZED):
         return None
     for machine in s.descendants.control_plane_machines:
         if not is_deleting(machine) and (machine.get("status") or {}).get("nodeRef"):
-            cond.mark_true(s.cluster, ccond.CONTROL_PLANE_INITIALIZED, s.now)
+            cond.mark_true(s.cluster, CONTROL_PLANE_INITIALIZED, s.now)
             return None
-    cond.mark_false(s.cluster, ccond.CONTROL_PLANE_INITIALIZED, ccond.MISSING_NODE_REF_REASON, cond.SEVERITY_INFO,
+    cond.mark_false(s.cluster, CONTROL_PLANE_INITIALIZED, ccond.MISSING_NODE_REF_REASON, cond.SEVERITY_INFO,
                     ccond.MISSING_NODE_REF_MESSAGE, s.now)
     return None

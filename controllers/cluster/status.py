@@ -10,18 +10,22 @@ WorkersAvailable, Machines*, RollingOut, Scaling* and Remediating conditions are
 from __future__ import annotations
 
 from controllers.cluster import conditions as ccond
-from controllers.cluster.api import (
+from controllers.cluster.api import has_topology
+from controllers.cluster.phases import Scope
+from controllers.machine import conditions as cond
+from controllers.machine.api import is_deleting
+from harness.client import NORMAL, WARNING
+from harness.kube.names.capi import (
+    CONTROL_PLANE_INITIALIZED,
+    INTERNAL_ERROR_MESSAGE,
+    INTERNAL_ERROR_REASON,
     PHASE_DELETING,
     PHASE_FAILED,
     PHASE_PENDING,
     PHASE_PROVISIONED,
     PHASE_PROVISIONING,
-    has_topology,
 )
-from controllers.cluster.phases import Scope
-from controllers.machine import conditions as cond
-from controllers.machine.api import is_deleting
-from harness.client import NORMAL, WARNING
+from harness.kube.names.core import CONDITION_FALSE, CONDITION_TRUE, CONDITION_UNKNOWN
 
 PHASE_EVENT_MESSAGE = "Cluster {name} is {phase}"
 FAILED_EVENT_MESSAGE = "Cluster {name} is {phase}: {message}"
@@ -66,62 +70,62 @@ def _set_infrastructure_ready(s: Scope) -> None:
     name = cond.INFRASTRUCTURE_READY
     if not ref and has_topology(c):
         message = "" if is_deleting(c) else ccond.WAITING_FOR_TOPOLOGY_MESSAGE
-        cond.set_v1beta2(c, name, cond.FALSE, ccond.OBJECT_DOES_NOT_EXIST_REASON, message, s.now)
+        cond.set_v1beta2(c, name, CONDITION_FALSE, ccond.OBJECT_DOES_NOT_EXIST_REASON, message, s.now)
         return
     kind = str((ref or {}).get("kind", ""))
     ready = bool(s.status.get("infrastructureReady"))
     if not ref or s.infra_cluster is not None:
         if ready:
-            cond.set_v1beta2(c, name, cond.TRUE, ccond.READY_REASON, "", s.now)
+            cond.set_v1beta2(c, name, CONDITION_TRUE, ccond.READY_REASON, "", s.now)
         else:
-            cond.set_v1beta2(c, name, cond.FALSE, ccond.NOT_READY_REASON,
+            cond.set_v1beta2(c, name, CONDITION_FALSE, ccond.NOT_READY_REASON,
                              ccond.INFRASTRUCTURE_NOT_READY_MESSAGE.format(kind=kind), s.now)
         return
     if not s.infra_cluster_not_found:
-        cond.set_v1beta2(c, name, cond.UNKNOWN, ccond.INTERNAL_ERROR_REASON, ccond.INTERNAL_ERROR_MESSAGE, s.now)
+        cond.set_v1beta2(c, name, CONDITION_UNKNOWN, INTERNAL_ERROR_REASON, INTERNAL_ERROR_MESSAGE, s.now)
     elif is_deleting(c) and ready:
-        cond.set_v1beta2(c, name, cond.FALSE, ccond.OBJECT_DELETED_REASON,
+        cond.set_v1beta2(c, name, CONDITION_FALSE, ccond.OBJECT_DELETED_REASON,
                          ccond.DELETED_MESSAGE.format(kind=kind), s.now)
     elif ready:
-        cond.set_v1beta2(c, name, cond.FALSE, ccond.OBJECT_DELETED_REASON,
+        cond.set_v1beta2(c, name, CONDITION_FALSE, ccond.OBJECT_DELETED_REASON,
                          ccond.DELETED_WHILE_CLUSTER_EXISTS_MESSAGE.format(kind=kind), s.now)
     else:
-        cond.set_v1beta2(c, name, cond.FALSE, ccond.OBJECT_DOES_NOT_EXIST_REASON,
+        cond.set_v1beta2(c, name, CONDITION_FALSE, ccond.OBJECT_DOES_NOT_EXIST_REASON,
                          ccond.DOES_NOT_EXIST_MESSAGE.format(kind=kind), s.now)
 
 
 def _set_control_plane_initialized(s: Scope) -> None:
     """``setControlPlaneInitializedCondition`` (v1beta2): once True it stays True."""
     c = s.cluster
-    name = ccond.CONTROL_PLANE_INITIALIZED
+    name = CONTROL_PLANE_INITIALIZED
     current = cond.get_v1beta2(c, name)
-    if current is not None and current.get("status") == cond.TRUE:
+    if current is not None and current.get("status") == CONDITION_TRUE:
         return
     ref = s.spec.get("controlPlaneRef")
     if not ref and has_topology(c):
         message = "" if is_deleting(c) else ccond.WAITING_FOR_TOPOLOGY_MESSAGE
-        cond.set_v1beta2(c, name, cond.UNKNOWN, ccond.OBJECT_DOES_NOT_EXIST_REASON, message, s.now)
+        cond.set_v1beta2(c, name, CONDITION_UNKNOWN, ccond.OBJECT_DOES_NOT_EXIST_REASON, message, s.now)
         return
     if ref:
         if s.control_plane is None:
             if not s.control_plane_not_found:
-                cond.set_v1beta2(c, name, cond.UNKNOWN, ccond.INTERNAL_ERROR_REASON, ccond.INTERNAL_ERROR_MESSAGE,
+                cond.set_v1beta2(c, name, CONDITION_UNKNOWN, INTERNAL_ERROR_REASON, INTERNAL_ERROR_MESSAGE,
                                  s.now)
             else:
-                cond.set_v1beta2(c, name, cond.UNKNOWN, ccond.OBJECT_DOES_NOT_EXIST_REASON,
+                cond.set_v1beta2(c, name, CONDITION_UNKNOWN, ccond.OBJECT_DOES_NOT_EXIST_REASON,
                                  ccond.DOES_NOT_EXIST_MESSAGE.format(kind=ref.get("kind", "")), s.now)
         elif (s.control_plane.get("status") or {}).get("initialized"):
-            cond.set_v1beta2(c, name, cond.TRUE, ccond.INITIALIZED_REASON, "", s.now)
+            cond.set_v1beta2(c, name, CONDITION_TRUE, ccond.INITIALIZED_REASON, "", s.now)
         else:
-            cond.set_v1beta2(c, name, cond.FALSE, ccond.NOT_INITIALIZED_REASON,
+            cond.set_v1beta2(c, name, CONDITION_FALSE, ccond.NOT_INITIALIZED_REASON,
                              ccond.CONTROL_PLANE_NOT_INITIALIZED_MESSAGE, s.now)
         return
     if not s.descendants_found:
-        cond.set_v1beta2(c, name, cond.UNKNOWN, ccond.INTERNAL_ERROR_REASON, ccond.INTERNAL_ERROR_MESSAGE, s.now)
+        cond.set_v1beta2(c, name, CONDITION_UNKNOWN, INTERNAL_ERROR_REASON, INTERNAL_ERROR_MESSAGE, s.now)
     elif any((m.get("status") or {}).get("nodeRef") for m in s.descendants.control_plane_machines):
-        cond.set_v1beta2(c, name, cond.TRUE, ccond.INITIALIZED_REASON, "", s.now)
+        cond.set_v1beta2(c, name, CONDITION_TRUE, ccond.INITIALIZED_REASON, "", s.now)
     else:
-        cond.set_v1beta2(c, name, cond.FALSE, ccond.NOT_INITIALIZED_REASON, ccond.NO_CONTROL_PLANE_NODE_MESSAGE,
+        cond.set_v1beta2(c, name, CONDITION_FALSE, ccond.NOT_INITIALIZED_REASON, ccond.NO_CONTROL_PLANE_NODE_MESSAGE,
                          s.now)
 
 

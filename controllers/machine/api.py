@@ -5,50 +5,30 @@ from __future__ import annotations
 
 from typing import Any
 
-API_GROUP = "cluster.x-k8s.io"
-API_VERSION = "cluster.x-k8s.io/v1beta1"
-MACHINE_KIND = "Machine"
-CLUSTER_KIND = "Cluster"
-MACHINE_SET_KIND = "MachineSet"
-MACHINE_DEPLOYMENT_KIND = "MachineDeployment"
-MACHINE_DRAIN_RULE_KIND = "MachineDrainRule"
-
-MACHINE_FINALIZER = "machine.cluster.x-k8s.io"
+from harness.kube.names.capi import (
+    CONTROL_PLANE_LABEL,
+    PRE_TERMINATE_DELETE_HOOK_PREFIX,
+)
 
 # Labels.
-CLUSTER_NAME_LABEL = "cluster.x-k8s.io/cluster-name"
-CONTROL_PLANE_LABEL = "cluster.x-k8s.io/control-plane"
-MACHINE_SET_NAME_LABEL = "cluster.x-k8s.io/set-name"
 MACHINE_POOL_NAME_LABEL = "cluster.x-k8s.io/pool-name"
-CONTROL_PLANE_NAME_LABEL = "cluster.x-k8s.io/control-plane-name"
 POD_DRAIN_LABEL = "cluster.x-k8s.io/drain"
 
 # Annotations on Machines.
 PAUSED_ANNOTATION = "cluster.x-k8s.io/paused"
 EXCLUDE_NODE_DRAINING_ANNOTATION = "machine.cluster.x-k8s.io/exclude-node-draining"
 EXCLUDE_WAIT_FOR_NODE_VOLUME_DETACH_ANNOTATION = "machine.cluster.x-k8s.io/exclude-wait-for-node-volume-detach"
-PRE_DRAIN_DELETE_HOOK_PREFIX = "pre-drain.delete.hook.machine.cluster.x-k8s.io"
-PRE_TERMINATE_DELETE_HOOK_PREFIX = "pre-terminate.delete.hook.machine.cluster.x-k8s.io"
 
 # Annotations the machine controller keeps on Nodes (CommonNodeAnnotations).
-NODE_CLUSTER_NAME_ANNOTATION = "cluster.x-k8s.io/cluster-name"
 NODE_CLUSTER_NAMESPACE_ANNOTATION = "cluster.x-k8s.io/cluster-namespace"
 NODE_MACHINE_ANNOTATION = "cluster.x-k8s.io/machine"
 NODE_OWNER_KIND_ANNOTATION = "cluster.x-k8s.io/owner-kind"
 NODE_OWNER_NAME_ANNOTATION = "cluster.x-k8s.io/owner-name"
 
 # KubeadmControlPlane, inlined as upstream's machine controller inlines it.
-KUBEADM_CONTROL_PLANE_API_VERSION = "controlplane.cluster.x-k8s.io/v1beta1"
-KUBEADM_CONTROL_PLANE_KIND = "KubeadmControlPlane"
 KCP_CLEANUP_HOOK_ANNOTATION = PRE_TERMINATE_DELETE_HOOK_PREFIX + "/kcp-cleanup"
 
 # Machine phases (status.phase).
-PHASE_PENDING = "Pending"
-PHASE_PROVISIONING = "Provisioning"
-PHASE_PROVISIONED = "Provisioned"
-PHASE_RUNNING = "Running"
-PHASE_DELETING = "Deleting"
-PHASE_FAILED = "Failed"
 
 # capierrors.InvalidConfigurationMachineError.
 INVALID_CONFIGURATION_ERROR = "InvalidConfiguration"

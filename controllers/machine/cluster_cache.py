@@ -8,9 +8,9 @@ import binascii
 
 from controllers.machine.errors import ReconcileError
 from harness.client import ApiError, Client
+from harness.kube.names.capi import KUBECONFIG_DATA_KEY
 
 KUBECONFIG_SECRET = "{cluster}-kubeconfig"
-KUBECONFIG_KEY = "value"
 # clustercache.ErrClusterNotConnected, as GetClient wraps it.
 CONNECTION_DOWN = "connection to the workload cluster is down"
 GET_CLIENT_ERROR = "error getting client"
@@ -30,7 +30,7 @@ class ClusterCache:
         (``error getting client: connection to the workload cluster is down``) when it cannot be reached."""
         try:
             secret = self.management.get("v1", "Secret", KUBECONFIG_SECRET.format(cluster=cluster), namespace)
-            text = base64.b64decode((secret.get("data") or {}).get(KUBECONFIG_KEY, "")).decode()
+            text = base64.b64decode((secret.get("data") or {}).get(KUBECONFIG_DATA_KEY, "")).decode()
         except ApiError as err:
             cached = self._clients.get((namespace, cluster))
             if cached is not None and err.code in TRANSIENT_CODES:

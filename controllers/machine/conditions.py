@@ -12,10 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from harness.clock import rfc3339
-
-TRUE = "True"
-FALSE = "False"
-UNKNOWN = "Unknown"
+from harness.kube.names.core import CONDITION_FALSE, CONDITION_TRUE, CONDITION_UNKNOWN
 
 # Severities.
 SEVERITY_ERROR = "Error"
@@ -26,20 +23,13 @@ SEVERITY_INFO = "Info"
 READY = "Ready"
 INFRASTRUCTURE_READY = "InfrastructureReady"
 BOOTSTRAP_READY = "BootstrapReady"
-DRAINING_SUCCEEDED = "DrainingSucceeded"
 PRE_DRAIN_DELETE_HOOK_SUCCEEDED = "PreDrainDeleteHookSucceeded"
-PRE_TERMINATE_DELETE_HOOK_SUCCEEDED = "PreTerminateDeleteHookSucceeded"
 VOLUME_DETACH_SUCCEEDED = "VolumeDetachSucceeded"
-NODE_HEALTHY = "NodeHealthy"
 
 # v1beta1 reasons.
-DELETING_REASON = "Deleting"
 DELETION_FAILED_REASON = "DeletionFailed"
-DELETED_REASON = "Deleted"
 DRAINING_REASON = "Draining"
 DRAINING_FAILED_REASON = "DrainingFailed"
-WAITING_EXTERNAL_HOOK_REASON = "WaitingExternalHook"
-WAITING_FOR_VOLUME_DETACH_REASON = "WaitingForVolumeDetach"
 WAITING_FOR_DATA_SECRET_REASON = "WaitingForDataSecret"
 WAITING_FOR_INFRASTRUCTURE_REASON = "WaitingForInfrastructure"
 WAITING_FOR_NODE_REF_REASON = "WaitingForNodeRef"
@@ -55,15 +45,10 @@ NODE_PROVISIONING_MESSAGE = "Waiting for a node with matching ProviderID to exis
 NODE_INSPECTION_FAILED_MESSAGE = "Failed to get the Node for this Machine by ProviderID"
 
 # v1beta2 Deleting condition and its reasons.
-DELETING = "Deleting"
 NOT_DELETING_REASON = "NotDeleting"
 DELETING_DELETING_REASON = "Deleting"
-INTERNAL_ERROR_REASON = "InternalError"
 WAITING_FOR_PRE_DRAIN_HOOK_REASON = "WaitingForPreDrainHook"
-DRAINING_NODE_REASON = "DrainingNode"
 WAITING_FOR_VOLUME_DETACH_V1BETA2_REASON = "WaitingForVolumeDetach"
-WAITING_FOR_PRE_TERMINATE_HOOK_REASON = "WaitingForPreTerminateHook"
-WAITING_FOR_INFRASTRUCTURE_DELETION_REASON = "WaitingForInfrastructureDeletion"
 WAITING_FOR_BOOTSTRAP_DELETION_REASON = "WaitingForBootstrapDeletion"
 DELETING_NODE_REASON = "DeletingNode"
 DELETION_COMPLETED_REASON = "DeletionCompleted"
@@ -91,7 +76,7 @@ def get(machine: dict[str, Any], condition_type: str) -> dict[str, Any] | None:
 def is_true(machine: dict[str, Any], condition_type: str) -> bool:
     """Whether the v1beta1 condition exists with status True."""
     condition = get(machine, condition_type)
-    return condition is not None and condition.get("status") == TRUE
+    return condition is not None and condition.get("status") == CONDITION_TRUE
 
 
 def _v1beta1_sort_key(condition: dict[str, Any]) -> tuple[int, str]:
@@ -129,19 +114,19 @@ def set_v1beta1(
 
 def mark_true(machine: dict[str, Any], condition_type: str, now: float) -> None:
     """``conditions.MarkTrue``."""
-    set_v1beta1(machine, condition_type, TRUE, now)
+    set_v1beta1(machine, condition_type, CONDITION_TRUE, now)
 
 
 def mark_false(
     machine: dict[str, Any], condition_type: str, reason: str, severity: str, message: str, now: float
 ) -> None:
     """``conditions.MarkFalse``."""
-    set_v1beta1(machine, condition_type, FALSE, now, reason=reason, severity=severity, message=message)
+    set_v1beta1(machine, condition_type, CONDITION_FALSE, now, reason=reason, severity=severity, message=message)
 
 
 def mark_unknown(machine: dict[str, Any], condition_type: str, reason: str, message: str, now: float) -> None:
     """``conditions.MarkUnknown``."""
-    set_v1beta1(machine, condition_type, UNKNOWN, now, reason=reason, message=message)
+    set_v1beta1(machine, condition_type, CONDITION_UNKNOWN, now, reason=reason, message=message)
 
 
 def get_v1beta2(machine: dict[str, Any], condition_type: str) -> dict[str, Any] | None:

@@ -18,24 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from controllers.machine import conditions as cond
-from controllers.machine.api import (
-    API_VERSION,
-    CLUSTER_KIND,
-    MACHINE_FINALIZER,
-    MACHINE_KIND,
-    PAUSED_ANNOTATION,
-    PHASE_DELETING,
-    PHASE_FAILED,
-    PHASE_PENDING,
-    PHASE_PROVISIONED,
-    PHASE_PROVISIONING,
-    PHASE_RUNNING,
-    annotations,
-    is_control_plane_machine,
-    is_deleting,
-    key,
-    meta,
-)
+from controllers.machine.api import PAUSED_ANNOTATION, annotations, is_control_plane_machine, is_deleting, key, meta
 from controllers.machine.cluster_cache import ClusterCache
 from controllers.machine.deletion import reconcile_delete
 from controllers.machine.errors import ReconcileError, aggregate, go_quote
@@ -58,6 +41,20 @@ from harness.client import (
     find_in,
     owner_mapper,
 )
+from harness.kube.names.capi import (
+    CLUSTER_API_VERSION,
+    CLUSTER_KIND,
+    DELETING,
+    MACHINE_FINALIZER,
+    MACHINE_KIND,
+    PHASE_DELETING,
+    PHASE_FAILED,
+    PHASE_PENDING,
+    PHASE_PROVISIONED,
+    PHASE_PROVISIONING,
+    PHASE_RUNNING,
+)
+from harness.kube.names.core import CONDITION_FALSE, CONDITION_TRUE
 
 EVENT_COMPONENT = "machine-controller"
 GET_CLUSTER_ERROR = "failed to get cluster {cluster} for machine {machine} in namespace {namespace}"
@@ -121,8 +118,8 @@ class MachineController(Controller):
     # -- wiring ------------------------------------------------------------------------------------
 
     def setup(self) -> None:
-        self.watch(self.client, API_VERSION, MACHINE_KIND, self._on_machine)
-        self.watch(self.client, API_VERSION, CLUSTER_KIND, self._on_cluster)
+        self.watch(self.client, CLUSTER_API_VERSION, MACHINE_KIND, self._on_machine)
+        self.watch(self.client, CLUSTER_API_VERSION, CLUSTER_KIND, self._on_cluster)
 
     def _on_machine(self, event: str, machine: dict[str, Any]) -> Iterable[Request]:
         m = meta(machine)
@@ -202,7 +199,7 @@ class MachineController(Controller):
     # -- reconcile ---------------------------------------------------------------------------------
 
     def reconcile(self, request: Request) -> Result | None:
-        machine = find_in(self.client, API_VERSION, MACHINE_KIND, request.name, request.namespace)
+        machine = find_in(self.client, CLUSTER_API_VERSION, MACHINE_KIND, request.name, request.namespace)
         if machine is None:
             self._not_before.pop(request, None)
             return None
@@ -211,7 +208,7 @@ class MachineController(Controller):
             return None
         cluster_name = str((machine.get("spec") or {}).get("clusterName", ""))
         try:
-            cluster = self.client.get(API_VERSION, CLUSTER_KIND, cluster_name, request.namespace)
+            cluster = self.client.get(CLUSTER_API_VERSION, CLUSTER_KIND, cluster_name, request.namespace)
         except ApiError as err:
             raise ReconcileError(GET_CLUSTER_ERROR.format(
                 cluster=go_quote(cluster_name), machine=go_quote(request.name),
@@ -276,9 +273,9 @@ class MachineController(Controller):
         status = m.setdefault("status", {})
         status["phase"] = _phase(m)
         if not is_deleting(m):
-            cond.set_v1beta2(m, cond.DELETING, cond.FALSE, cond.NOT_DELETING_REASON, "", s.now)
+            cond.set_v1beta2(m, DELETING, CONDITION_FALSE, cond.NOT_DELETING_REASON, "", s.now)
         elif s.reconcile_delete_executed:
-            cond.set_v1beta2(m, cond.DELETING, cond.TRUE, s.deleting_reason, s.deleting_message, s.now)
+            cond.set_v1beta2(m, DELETING, CONDITION_TRUE, s.deleting_reason, s.deleting_message, s.now)
         if not failed and meta(m).get("generation"):
             status["observedGeneration"] = meta(m)["generation"]
 
@@ -298,7 +295,7 @@ class MachineController(Controller):
                     return
                 if err.code != 409:
                     raise
-                fresh = self.client.get(API_VERSION, MACHINE_KIND, name, namespace)
+                fresh = self.client.get(CLUSTER_API_VERSION, MACHINE_KIND, name, namespace)
                 fresh["status"] = _copy(current.get("status"))
                 written = self.client.update_status(fresh)
             original = written
@@ -314,7 +311,7 @@ class MachineController(Controller):
             body["spec"] = changed_spec
         if body:
             try:
-                written = self.client.patch(API_VERSION, MACHINE_KIND, name, body, namespace=namespace,
+                written = self.client.patch(CLUSTER_API_VERSION, MACHINE_KIND, name, body, namespace=namespace,
                                             patch_type=MERGE)
             except ApiError as err:
                 if err.code != 404:

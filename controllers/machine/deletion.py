@@ -31,13 +31,9 @@ from typing import Any
 from controllers.machine import conditions as cond
 from controllers.machine import hooks, logs
 from controllers.machine.api import (
-    CONTROL_PLANE_LABEL,
     EXCLUDE_NODE_DRAINING_ANNOTATION,
     EXCLUDE_WAIT_FOR_NODE_VOLUME_DETACH_ANNOTATION,
     KCP_CLEANUP_HOOK_ANNOTATION,
-    KUBEADM_CONTROL_PLANE_API_VERSION,
-    KUBEADM_CONTROL_PLANE_KIND,
-    MACHINE_FINALIZER,
     annotations,
     has_owner,
     is_deleting,
@@ -60,6 +56,27 @@ from controllers.machine.volume_detach import VOLUME_DETACH_RETRY_INTERVAL, wait
 from harness.client import NORMAL, WARNING, ApiError
 from harness.clock import parse_rfc3339, rfc3339
 from harness.kube.duration import duration_seconds
+from harness.kube.names.capi import (
+    CONTROL_PLANE_API_VERSION,
+    CONTROL_PLANE_LABEL,
+    DELETED_REASON,
+    DELETION_COMPLETED_MESSAGE,
+    DRAIN_NOT_COMPLETED_MESSAGE,
+    DRAINING_NODE_REASON,
+    DRAINING_SUCCEEDED,
+    INTERNAL_ERROR_MESSAGE,
+    INTERNAL_ERROR_REASON,
+    KUBEADM_CONTROL_PLANE_KIND,
+    MACHINE_FINALIZER,
+    NODE_HEALTHY,
+    PRE_TERMINATE_DELETE_HOOK_SUCCEEDED,
+    VOLUME_WAIT_MESSAGE,
+    WAITING_EXTERNAL_HOOK_REASON,
+    WAITING_FOR_DELETION_MESSAGE,
+    WAITING_FOR_INFRASTRUCTURE_DELETION_REASON,
+    WAITING_FOR_PRE_TERMINATE_HOOK_REASON,
+    WAITING_FOR_VOLUME_DETACH_REASON,
+)
 
 # At most one pass through the sequence per second per Machine (reconcileDeleteCache).
 RECONCILE_DELETE_INTERVAL = 1.0
@@ -68,15 +85,10 @@ RECONCILE_DELETE_INTERVAL = 1.0
 NODE_DELETION_RETRY_TIMEOUT = 10.0
 
 DELETION_STARTED_MESSAGE = "Deletion started"
-INTERNAL_ERROR_MESSAGE = "Please check controller logs for errors"
-DRAIN_NOT_COMPLETED_MESSAGE = "Drain not completed yet (started at {start}):"
 DRAIN_ERROR_MESSAGE = "Error draining Node, please check controller logs for errors"
-VOLUME_WAIT_MESSAGE = "Waiting for Node volumes to be detached (started at {start})"
 VOLUME_ERROR_MESSAGE = "Error waiting for volumes to be detached from Node, please check controller logs for errors"
-WAITING_FOR_DELETION_MESSAGE = "Waiting for {kind} to be deleted"
 DELETE_FAILED_MESSAGE = "Failed to delete {kind}, please check controller logs for errors"
 NODE_DELETE_ERROR_MESSAGE = "Error deleting Node, please check controller logs for errors"
-DELETION_COMPLETED_MESSAGE = "Deletion completed"
 CHECK_ALLOWED_ERROR = "failed to check if Kubernetes Node deletion is allowed"
 DELETE_OBJECT_ERROR = "failed to delete {kind} {name} for Machine {machine} in namespace {namespace}"
 
@@ -99,7 +111,7 @@ LOG_WAITING_FOR_BOOTSTRAP = "Waiting for bootstrap to be deleted"
 def _is_kcp_machine_without_cleanup_hook(machine: dict[str, Any]) -> bool:
     """The KCP rule: a KCP-owned control plane Machine whose ``kcp-cleanup`` pre-terminate hook is gone."""
     return (CONTROL_PLANE_LABEL in labels(machine)
-            and has_owner(machine, KUBEADM_CONTROL_PLANE_API_VERSION, (KUBEADM_CONTROL_PLANE_KIND,))
+            and has_owner(machine, CONTROL_PLANE_API_VERSION, (KUBEADM_CONTROL_PLANE_KIND,))
             and KCP_CLEANUP_HOOK_ANNOTATION not in annotations(machine))
 
 
@@ -158,7 +170,7 @@ def reconcile_delete(s: Scope) -> float | None:
         not_allowed = is_delete_node_allowed(
             s.management, s.remote, s.cluster, m, s.infra_machine, s.active_control_plane_machines, s.node_hint)
     except ReconcileError as err:
-        s.deleting_reason = cond.INTERNAL_ERROR_REASON
+        s.deleting_reason = INTERNAL_ERROR_REASON
         s.deleting_message = INTERNAL_ERROR_MESSAGE
         raise ReconcileError(f"{CHECK_ALLOWED_ERROR}: {err}") from err
     allowed = not_allowed is None
@@ -169,7 +181,7 @@ def reconcile_delete(s: Scope) -> float | None:
         waiting = hooks.pre_drain_hooks(m)
         if waiting:
             logs.info(hooks.WAITING_FOR_PRE_DRAIN_LOG, **s.log_values, hooks=hooks.joined(waiting))
-            cond.mark_false(m, cond.PRE_DRAIN_DELETE_HOOK_SUCCEEDED, cond.WAITING_EXTERNAL_HOOK_REASON,
+            cond.mark_false(m, cond.PRE_DRAIN_DELETE_HOOK_SUCCEEDED, WAITING_EXTERNAL_HOOK_REASON,
                             cond.SEVERITY_INFO, "", s.now)
             s.deleting_reason = cond.WAITING_FOR_PRE_DRAIN_HOOK_REASON
             s.deleting_message = hooks.WAITING_FOR_PRE_DRAIN_MESSAGE.format(hooks=hooks.joined(waiting))
@@ -189,16 +201,16 @@ def reconcile_delete(s: Scope) -> float | None:
     waiting = hooks.pre_terminate_hooks(m)
     if waiting:
         logs.info(hooks.WAITING_FOR_PRE_TERMINATE_LOG, **s.log_values, hooks=hooks.joined(waiting))
-        cond.mark_false(m, cond.PRE_TERMINATE_DELETE_HOOK_SUCCEEDED, cond.WAITING_EXTERNAL_HOOK_REASON,
+        cond.mark_false(m, PRE_TERMINATE_DELETE_HOOK_SUCCEEDED, WAITING_EXTERNAL_HOOK_REASON,
                         cond.SEVERITY_INFO, "", s.now)
-        s.deleting_reason = cond.WAITING_FOR_PRE_TERMINATE_HOOK_REASON
+        s.deleting_reason = WAITING_FOR_PRE_TERMINATE_HOOK_REASON
         s.deleting_message = hooks.WAITING_FOR_PRE_TERMINATE_MESSAGE.format(hooks=hooks.joined(waiting))
         return None
-    cond.mark_true(m, cond.PRE_TERMINATE_DELETE_HOOK_SUCCEEDED, s.now)
+    cond.mark_true(m, PRE_TERMINATE_DELETE_HOOK_SUCCEEDED, s.now)
 
     infra_ref = (m.get("spec") or {}).get("infrastructureRef") or {}
     if not _external_gone(s, infra_ref, s.infra_machine, s.infra_machine_not_found, cond.INFRASTRUCTURE_READY,
-                          LOG_WAITING_FOR_INFRASTRUCTURE, cond.WAITING_FOR_INFRASTRUCTURE_DELETION_REASON):
+                          LOG_WAITING_FOR_INFRASTRUCTURE, WAITING_FOR_INFRASTRUCTURE_DELETION_REASON):
         return None
 
     config_ref = ((m.get("spec") or {}).get("bootstrap") or {}).get("configRef")
@@ -214,7 +226,7 @@ def reconcile_delete(s: Scope) -> float | None:
         failure = delete_node(remote, remote_error, s.node_name)
         if failure is not None:
             logs.error(LOG_TIMED_OUT, failure, **s.log_values, Node=s.node_name)
-            cond.mark_false(m, cond.NODE_HEALTHY, cond.DELETION_FAILED_REASON, cond.SEVERITY_WARNING, "", s.now)
+            cond.mark_false(m, NODE_HEALTHY, cond.DELETION_FAILED_REASON, cond.SEVERITY_WARNING, "", s.now)
             s.event(WARNING, FAILED_DELETE_NODE, FAILED_DELETE_NODE_MESSAGE.format(err=failure))
             if not node_deletion_timed_out(m, s.now):
                 s.defer(s.now + NODE_DELETION_RETRY_TIMEOUT)
@@ -236,35 +248,35 @@ def _drain(s: Scope) -> float | None:
     deletion = _deletion_status(m)
     deletion.setdefault("nodeDrainStartTime", rfc3339(s.now))
     start = str(deletion["nodeDrainStartTime"])
-    if cond.get(m, cond.DRAINING_SUCCEEDED) is None:
-        cond.mark_false(m, cond.DRAINING_SUCCEEDED, cond.DRAINING_REASON, cond.SEVERITY_INFO, cond.DRAINING_MESSAGE,
+    if cond.get(m, DRAINING_SUCCEEDED) is None:
+        cond.mark_false(m, DRAINING_SUCCEEDED, cond.DRAINING_REASON, cond.SEVERITY_INFO, cond.DRAINING_MESSAGE,
                         s.now)
-    s.deleting_reason = cond.DRAINING_NODE_REASON
+    s.deleting_reason = DRAINING_NODE_REASON
     s.deleting_message = DRAIN_NOT_COMPLETED_MESSAGE.format(start=rfc3339(parse_rfc3339(start)))
     try:
         s.patch()
     except (ApiError, ConnectionError) as err:
-        s.deleting_reason = cond.INTERNAL_ERROR_REASON
+        s.deleting_reason = INTERNAL_ERROR_REASON
         s.deleting_message = INTERNAL_ERROR_MESSAGE
         raise ReconcileError(str(err)) from err
     remote, remote_error = s.remote_or_error()
     try:
         outcome = drain_node(s.management, remote, remote_error, s.cluster, m, s.node_name, start, s.now)
     except ReconcileError as err:
-        cond.mark_false(m, cond.DRAINING_SUCCEEDED, cond.DRAINING_FAILED_REASON, cond.SEVERITY_WARNING, str(err),
+        cond.mark_false(m, DRAINING_SUCCEEDED, cond.DRAINING_FAILED_REASON, cond.SEVERITY_WARNING, str(err),
                         s.now)
-        s.deleting_reason = cond.DRAINING_NODE_REASON
+        s.deleting_reason = DRAINING_NODE_REASON
         s.deleting_message = DRAIN_ERROR_MESSAGE
         s.event(WARNING, FAILED_DRAIN_NODE, FAILED_DRAIN_NODE_MESSAGE.format(node=go_quote(s.node_name), err=err))
         raise
     if not outcome.completed:
         # Events must not bring the next pass forward: it runs 20 s from now.
         s.defer(s.now + DRAIN_RETRY_INTERVAL)
-        cond.mark_false(m, cond.DRAINING_SUCCEEDED, cond.DRAINING_REASON, cond.SEVERITY_INFO, outcome.message, s.now)
-        s.deleting_reason = cond.DRAINING_NODE_REASON
+        cond.mark_false(m, DRAINING_SUCCEEDED, cond.DRAINING_REASON, cond.SEVERITY_INFO, outcome.message, s.now)
+        s.deleting_reason = DRAINING_NODE_REASON
         s.deleting_message = outcome.message
         return DRAIN_RETRY_INTERVAL
-    cond.mark_true(m, cond.DRAINING_SUCCEEDED, s.now)
+    cond.mark_true(m, DRAINING_SUCCEEDED, s.now)
     s.event(NORMAL, SUCCESSFUL_DRAIN_NODE, SUCCESSFUL_DRAIN_NODE_MESSAGE.format(node=go_quote(s.node_name)))
     return None
 
@@ -276,7 +288,7 @@ def _wait_for_volumes(s: Scope) -> float | None:
     deletion.setdefault("waitForNodeVolumeDetachStartTime", rfc3339(s.now))
     start = str(deletion["waitForNodeVolumeDetachStartTime"])
     if cond.get(m, cond.VOLUME_DETACH_SUCCEEDED) is None:
-        cond.mark_false(m, cond.VOLUME_DETACH_SUCCEEDED, cond.WAITING_FOR_VOLUME_DETACH_REASON, cond.SEVERITY_INFO,
+        cond.mark_false(m, cond.VOLUME_DETACH_SUCCEEDED, WAITING_FOR_VOLUME_DETACH_REASON, cond.SEVERITY_INFO,
                         cond.WAITING_FOR_VOLUME_DETACH_MESSAGE, s.now)
     s.deleting_reason = cond.WAITING_FOR_VOLUME_DETACH_V1BETA2_REASON
     s.deleting_message = VOLUME_WAIT_MESSAGE.format(start=rfc3339(parse_rfc3339(start)))
@@ -313,7 +325,7 @@ def _external_gone(
     try:
         gone = _delete_external(s, obj, not_found, ready_condition)
     except ReconcileError:
-        s.deleting_reason = cond.INTERNAL_ERROR_REASON
+        s.deleting_reason = INTERNAL_ERROR_REASON
         s.deleting_message = DELETE_FAILED_MESSAGE.format(kind=kind)
         raise
     if not gone:
@@ -327,7 +339,7 @@ def _delete_external(s: Scope, obj: dict[str, Any] | None, not_found: bool, read
     """``reconcileDeleteInfrastructure``/``Bootstrap``: True once the object is gone; otherwise delete it
     (once) and wait for the watch to report it gone."""
     if obj is None and not_found:
-        cond.mark_false(s.machine, ready_condition, cond.DELETED_REASON, cond.SEVERITY_INFO, "", s.now)
+        cond.mark_false(s.machine, ready_condition, DELETED_REASON, cond.SEVERITY_INFO, "", s.now)
         return True
     if obj is not None and not is_deleting(obj):
         m = meta(obj)

@@ -32,19 +32,20 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from controllers.machine import drain_rules, logs
-from controllers.machine.api import API_VERSION as CAPI_API_VERSION
-from controllers.machine.api import MACHINE_DRAIN_RULE_KIND, POD_DRAIN_LABEL, annotations, controller_of, key, meta
+from controllers.machine.api import POD_DRAIN_LABEL, annotations, controller_of, key, meta
 from controllers.machine.errors import ReconcileError, aggregate, go_quote
 from harness.client import MERGE, ApiError, Client
 from harness.clock import parse_rfc3339, rfc3339
+from harness.kube.names.capi import CLUSTER_API_VERSION as CAPI_API_VERSION
+from harness.kube.names.capi import DRAIN_NOT_COMPLETED_MESSAGE, MACHINE_DRAIN_RULE_KIND
+from harness.kube.names.core import CONDITION_UNKNOWN, NODE_READY, POD_FAILED, POD_SUCCEEDED
+from harness.kube.names.policy import PDB_VIOLATION_MESSAGE
 
 # drainRetryInterval: the machine controller drains again this long after an incomplete pass.
 DRAIN_RETRY_INTERVAL = 20.0
 
 MIRROR_POD_ANNOTATION = "kubernetes.io/config.mirror"
 NAMESPACE_TERMINATING_CAUSE = "NamespaceTerminating"
-SUCCEEDED = "Succeeded"
-FAILED = "Failed"
 
 # PodDeleteStatus reasons.
 REASON_OKAY = "Okay"
@@ -73,7 +74,6 @@ GET_NODE_ERROR = "unable to get Node {node}"
 DRAIN_NODE_ERROR = "failed to drain Node {node}"
 
 # Eviction failure texts and how the condition message rewrites them.
-PDB_VIOLATION = "Cannot evict pod as it would violate the pod's disruption budget."
 PDB_VIOLATION_LOWER = "cannot evict pod as it would violate the pod's disruption budget."
 TERMINATING_NAMESPACE_FAILURE = (
     "Cannot evict pod from terminating namespace: unable to create eviction (kube-controller-manager should set "
@@ -82,7 +82,6 @@ TERMINATING_NAMESPACE_FAILURE = (
 FAILED_TO_EVICT_PREFIX = "failed to evict Pod, "
 
 # ConditionMessage (drain.go) pieces.
-CONDITION_HEADER = "Drain not completed yet (started at {start}):"
 LINE_DELETION_TIMESTAMP = "* {kind} {pods}: deletionTimestamp set, but still not removed from the Node"
 LINE_FAILURE = "* {kind} {pods}: {failure}"
 LINE_ONE_OTHER = "* 1 Pod with other issues"
@@ -116,8 +115,6 @@ LOG_EVICTION_ERROR = "Error when evicting Pod"
 LOG_IGNORED = "Skip evicting Pod because it should be ignored"
 LOG_ALREADY_DELETING = "Skip triggering Pod eviction because it already has a deletionTimestamp"
 
-NODE_READY = "Ready"
-UNKNOWN = "Unknown"
 
 
 def pod_list_text(pods: list[dict[str, Any]], limit: int) -> str:
@@ -132,7 +129,7 @@ def is_node_unreachable(node: dict[str, Any]) -> bool:
     """``noderefutil.IsNodeUnreachable``: the Node's Ready condition has status Unknown."""
     for condition in (node.get("status") or {}).get("conditions") or []:
         if condition.get("type") == NODE_READY:
-            return condition.get("status") == UNKNOWN
+            return condition.get("status") == CONDITION_UNKNOWN
     return False
 
 
@@ -214,7 +211,7 @@ class EvictionResult:
         if self.drain_completed():
             return ""
         start = rfc3339(parse_rfc3339(drain_start)) if drain_start else ""
-        lines = [CONDITION_HEADER.format(start=start)]
+        lines = [DRAIN_NOT_COMPLETED_MESSAGE.format(start=start)]
         if self.deletion_timestamp_set:
             lines.append(LINE_DELETION_TIMESTAMP.format(
                 kind=_kind(self.deletion_timestamp_set),
@@ -225,7 +222,7 @@ class EvictionResult:
             shown, skipped = failures[:FAILURE_KEYS_LIMIT], failures[FAILURE_KEYS_LIMIT:]
             for failure in shown:
                 pods = self.failed_eviction[failure]
-                text = failure.replace(PDB_VIOLATION, PDB_VIOLATION_LOWER)
+                text = failure.replace(PDB_VIOLATION_MESSAGE, PDB_VIOLATION_LOWER)
                 if not text.startswith(PDB_VIOLATION_LOWER):
                     text = FAILED_TO_EVICT_PREFIX + text
                 lines.append(LINE_FAILURE.format(
@@ -261,7 +258,7 @@ def _phase(pod: dict[str, Any]) -> str:
 
 
 def _finished(pod: dict[str, Any]) -> bool:
-    return _phase(pod) in (SUCCEEDED, FAILED)
+    return _phase(pod) in (POD_SUCCEEDED, POD_FAILED)
 
 
 class Drainer:

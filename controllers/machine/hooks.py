@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from controllers.machine.api import PRE_DRAIN_DELETE_HOOK_PREFIX, PRE_TERMINATE_DELETE_HOOK_PREFIX, annotations
+from controllers.machine.api import annotations
+from harness.kube.names.capi import PRE_DRAIN_DELETE_HOOK_PREFIX, PRE_TERMINATE_DELETE_HOOK_PREFIX
 
 WAITING_FOR_PRE_DRAIN_MESSAGE = "Waiting for pre-drain hooks to succeed (hooks: {hooks})"
 WAITING_FOR_PRE_TERMINATE_MESSAGE = "Waiting for pre-terminate hooks to succeed (hooks: {hooks})"

@@ -6,7 +6,6 @@ from __future__ import annotations
 from typing import Any
 
 from controllers.machine.api import (
-    NODE_CLUSTER_NAME_ANNOTATION,
     NODE_CLUSTER_NAMESPACE_ANNOTATION,
     NODE_MACHINE_ANNOTATION,
     NODE_OWNER_KIND_ANNOTATION,
@@ -17,11 +16,12 @@ from controllers.machine.api import (
 )
 from controllers.machine.errors import ReconcileError
 from harness.client import ApiError, Client
+from harness.kube.names.capi import CLUSTER_NAME_ANNOTATION
+from harness.kube.names.core import NODE_READY
 
 MORE_THAN_ONE_NODE_ERROR = "unexpectedly found more than one Node matching the providerID {provider_id}"
 NODE_CONDITION_MESSAGE = "Node condition {type} is {status}"
 PRESSURE_CONDITIONS = ("MemoryPressure", "DiskPressure", "PIDPressure")
-NODE_READY = "Ready"
 
 
 def node_by_provider_id(remote: Client, provider_id: str, hint: str = "") -> dict[str, Any] | None:
@@ -51,7 +51,7 @@ def node_reference(node: dict[str, Any]) -> dict[str, Any]:
 def managed_annotations(machine: dict[str, Any]) -> dict[str, str]:
     """``GetManagedAnnotations`` (the bookkeeping part): the Cluster, namespace, Machine and its owner."""
     out = {
-        NODE_CLUSTER_NAME_ANNOTATION: str((machine.get("spec") or {}).get("clusterName", "")),
+        CLUSTER_NAME_ANNOTATION: str((machine.get("spec") or {}).get("clusterName", "")),
         NODE_CLUSTER_NAMESPACE_ANNOTATION: str(meta(machine).get("namespace", "")),
         NODE_MACHINE_ANNOTATION: str(meta(machine).get("name", "")),
     }

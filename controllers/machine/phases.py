@@ -21,16 +21,8 @@ from typing import Any
 from controllers.machine import conditions as cond
 from controllers.machine import logs
 from controllers.machine.api import (
-    API_VERSION,
-    CLUSTER_KIND,
-    CLUSTER_NAME_LABEL,
-    CONTROL_PLANE_LABEL,
-    CONTROL_PLANE_NAME_LABEL,
     INVALID_CONFIGURATION_ERROR,
-    MACHINE_KIND,
     MACHINE_POOL_NAME_LABEL,
-    MACHINE_SET_KIND,
-    MACHINE_SET_NAME_LABEL,
     controller_of,
     group_of,
     is_deleting,
@@ -46,13 +38,26 @@ from controllers.machine.noderef import (
 )
 from controllers.machine.scope import Scope
 from harness.client import MERGE, NORMAL, WARNING, ApiError
+from harness.kube.names.capi import (
+    CLUSTER_API_VERSION,
+    CLUSTER_KIND,
+    CLUSTER_NAME_LABEL,
+    CONTROL_PLANE_LABEL,
+    CONTROL_PLANE_NAME_LABEL,
+    DELETING_REASON,
+    FAILURE_FROM_REFERENCE_MESSAGE,
+    MACHINE_KIND,
+    MACHINE_SET_KIND,
+    MACHINE_SET_NAME_LABEL,
+    NODE_HEALTHY,
+)
+from harness.kube.names.core import CONDITION_FALSE, CONDITION_UNKNOWN
 
 # externalReadyWait: how soon a missing bootstrap config or infrastructure machine is looked for again.
 EXTERNAL_READY_WAIT = 30.0
 
 INFRA_DELETED_AFTER_READY = "Machine infrastructure resource {gvk} with name {name} has been deleted after being ready"
 COULD_NOT_FIND_ERROR = "could not find {gvk} {name} for Machine {machine} in namespace {namespace}"
-FAILURE_FROM_REFERENCE = "Failure detected from referenced resource {gvk} with name {name}: {message}"
 EMPTY_DATA_SECRET_ERROR = (
     "retrieved empty dataSecretName from bootstrap provider for Machine {machine} in namespace {namespace}"
 )
@@ -89,12 +94,12 @@ def reconcile_owner_and_labels(s: Scope) -> float | None:
     m = s.machine
     metadata = m.setdefault("metadata", {})
     refs = list(metadata.get("ownerReferences") or [])
-    owned_by_cluster = any(group_of(str(r.get("apiVersion", ""))) == group_of(API_VERSION)
+    owned_by_cluster = any(group_of(str(r.get("apiVersion", ""))) == group_of(CLUSTER_API_VERSION)
                            and r.get("kind") == CLUSTER_KIND for r in refs)
     origin_labels = (MACHINE_SET_NAME_LABEL, MACHINE_POOL_NAME_LABEL, CONTROL_PLANE_NAME_LABEL)
     if controller_of(m) is None and not owned_by_cluster and not any(lb in (metadata.get("labels") or {})
                                                                       for lb in origin_labels):
-        refs.append({"apiVersion": API_VERSION, "kind": CLUSTER_KIND, "name": meta(s.cluster)["name"],
+        refs.append({"apiVersion": CLUSTER_API_VERSION, "kind": CLUSTER_KIND, "name": meta(s.cluster)["name"],
                      "uid": meta(s.cluster).get("uid", "")})
         metadata["ownerReferences"] = refs
     machine_labels = dict(metadata.get("labels") or {})
@@ -110,7 +115,7 @@ def _external(s: Scope, ref: dict[str, Any], watch: Callable[[str, str], None]) 
     api_version, kind = str(ref.get("apiVersion", "")), str(ref.get("kind", ""))
     obj = s.management.get(api_version, kind, str(ref.get("name", "")), namespace)
     watch(api_version, kind)
-    desired = {"apiVersion": API_VERSION, "kind": MACHINE_KIND, "name": s.name,
+    desired = {"apiVersion": CLUSTER_API_VERSION, "kind": MACHINE_KIND, "name": s.name,
                "uid": meta(s.machine).get("uid", ""), "controller": True, "blockOwnerDeletion": True}
     refs = list(meta(obj).get("ownerReferences") or [])
     cp_ref = (s.cluster.get("spec") or {}).get("controlPlaneRef") or {}
@@ -118,13 +123,19 @@ def _external(s: Scope, ref: dict[str, Any], watch: Callable[[str, str], None]) 
 
     def on_create_owner(r: dict[str, Any]) -> bool:
         group = group_of(str(r.get("apiVersion", "")))
-        if group == group_of(API_VERSION) and r.get("kind") == MACHINE_SET_KIND:
+        if group == group_of(CLUSTER_API_VERSION) and r.get("kind") == MACHINE_SET_KIND:
             return True
         return bool(is_cp and cp_ref and group == group_of(str(cp_ref.get("apiVersion", "")))
                     and r.get("kind") == cp_ref.get("kind"))
 
-    has_desired = any(r.get("apiVersion") == API_VERSION and r.get("kind") == MACHINE_KIND and r.get("name") == s.name
-                      and r.get("uid") == desired["uid"] and r.get("controller") for r in refs)
+    has_desired = any(
+        r.get("apiVersion") == CLUSTER_API_VERSION
+        and r.get("kind") == MACHINE_KIND
+        and r.get("name") == s.name
+        and r.get("uid") == desired["uid"]
+        and r.get("controller")
+        for r in refs
+    )
     cluster_name = str((s.machine.get("spec") or {}).get("clusterName", ""))
     labelled = (meta(obj).get("labels") or {}).get(CLUSTER_NAME_LABEL) == cluster_name
     if not any(on_create_owner(r) for r in refs) and has_desired and labelled:
@@ -147,7 +158,7 @@ def failure_from(s: Scope, obj: dict[str, Any]) -> None:
     if status.get("failureReason"):
         machine_status["failureReason"] = status["failureReason"]
     if status.get("failureMessage"):
-        machine_status["failureMessage"] = FAILURE_FROM_REFERENCE.format(
+        machine_status["failureMessage"] = FAILURE_FROM_REFERENCE_MESSAGE.format(
             gvk=_gvk(obj), name=go_quote(meta(obj).get("name", "")), message=status["failureMessage"])
 
 
@@ -171,7 +182,7 @@ def _mirror_ready(s: Scope, condition_type: str, obj: dict[str, Any], fallback_r
     elif ready:
         cond.mark_true(m, condition_type, s.now)
     else:
-        reason = cond.DELETING_REASON if is_deleting(m) else fallback_reason
+        reason = DELETING_REASON if is_deleting(m) else fallback_reason
         cond.mark_false(m, condition_type, reason, cond.SEVERITY_INFO, "", s.now)
     return ready
 
@@ -275,7 +286,7 @@ def reconcile_node(s: Scope) -> float | None:
     if not provider_id:
         logs.info(LOG_WAITING_FOR_PROVIDER_ID, **s.log_values,
                   **{str(ref.get("kind", "")): f"{ref.get('namespace', '')}/{ref.get('name', '')}"})
-        cond.mark_false(m, cond.NODE_HEALTHY, cond.WAITING_FOR_NODE_REF_REASON, cond.SEVERITY_INFO, "", s.now)
+        cond.mark_false(m, NODE_HEALTHY, cond.WAITING_FOR_NODE_REF_REASON, cond.SEVERITY_INFO, "", s.now)
         return None
     remote = s.remote()
     s.watch_nodes(remote)
@@ -285,17 +296,17 @@ def reconcile_node(s: Scope) -> float | None:
     except (ApiError, ConnectionError, ReconcileError) as err:
         text = err.message if isinstance(err, ApiError) else str(err)
         s.event(WARNING, FAILED_TO_RETRIEVE_NODE, text)
-        cond.mark_unknown(m, cond.NODE_HEALTHY, cond.NODE_INSPECTION_FAILED_REASON,
+        cond.mark_unknown(m, NODE_HEALTHY, cond.NODE_INSPECTION_FAILED_REASON,
                           cond.NODE_INSPECTION_FAILED_MESSAGE, s.now)
         raise ReconcileError(text) from err
     if node is None:
         if is_deleting(m):
             return None
         if status.get("nodeRef"):
-            cond.mark_false(m, cond.NODE_HEALTHY, cond.NODE_NOT_FOUND_REASON, cond.SEVERITY_ERROR, "", s.now)
+            cond.mark_false(m, NODE_HEALTHY, cond.NODE_NOT_FOUND_REASON, cond.SEVERITY_ERROR, "", s.now)
             raise ReconcileError(NO_MATCHING_NODE_ERROR.format(
                 machine=go_quote(s.name), namespace=go_quote(s.namespace)))
-        cond.mark_false(m, cond.NODE_HEALTHY, cond.NODE_PROVISIONING_REASON, cond.SEVERITY_WARNING,
+        cond.mark_false(m, NODE_HEALTHY, cond.NODE_PROVISIONING_REASON, cond.SEVERITY_WARNING,
                         cond.NODE_PROVISIONING_MESSAGE, s.now)
         logs.info(LOG_NODE_NOT_YET, **s.log_values, providerID=provider_id)
         return None
@@ -315,14 +326,14 @@ def reconcile_node(s: Scope) -> float | None:
             text = err.message if isinstance(err, ApiError) else str(err)
             raise ReconcileError(f"{RECONCILE_NODE_ERROR.format(node=meta(node)['name'])}: {text}") from err
     if s.infra_machine is None or is_deleting(s.infra_machine):
-        cond.mark_false(m, cond.NODE_HEALTHY, cond.DELETING_REASON, cond.SEVERITY_INFO, "", s.now)
+        cond.mark_false(m, NODE_HEALTHY, DELETING_REASON, cond.SEVERITY_INFO, "", s.now)
         return None
     health, message = summarize_node_conditions(node)
-    if health == cond.FALSE:
-        cond.mark_false(m, cond.NODE_HEALTHY, cond.NODE_CONDITIONS_FAILED_REASON, cond.SEVERITY_WARNING, message,
+    if health == CONDITION_FALSE:
+        cond.mark_false(m, NODE_HEALTHY, cond.NODE_CONDITIONS_FAILED_REASON, cond.SEVERITY_WARNING, message,
                         s.now)
-    elif health == cond.UNKNOWN:
-        cond.mark_unknown(m, cond.NODE_HEALTHY, cond.NODE_CONDITIONS_FAILED_REASON, message, s.now)
+    elif health == CONDITION_UNKNOWN:
+        cond.mark_unknown(m, NODE_HEALTHY, cond.NODE_CONDITIONS_FAILED_REASON, message, s.now)
     else:
-        cond.mark_true(m, cond.NODE_HEALTHY, s.now)
+        cond.mark_true(m, NODE_HEALTHY, s.now)
     return None

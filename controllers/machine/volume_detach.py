@@ -20,14 +20,14 @@ from controllers.machine.drain import Drainer, is_node_unreachable
 from controllers.machine.errors import ReconcileError
 from harness.client import ApiError, Client
 from harness.clock import parse_rfc3339, rfc3339
+from harness.kube.names.capi import VOLUME_WAIT_MESSAGE
+from harness.kube.names.storage import CSI_UNIQUE_NAME
 
 # waitForVolumeDetachRetryInterval.
 VOLUME_DETACH_RETRY_INTERVAL = 20.0
 
-CSI_VOLUME_NAME = "kubernetes.io/csi/{driver}^{handle}"
 PVC_KIND = "PersistentVolumeClaim"
 
-MESSAGE_HEADER = "Waiting for Node volumes to be detached (started at {start})"
 LINE_PVCS = "* PersistentVolumeClaims: {items}"
 LINE_PVS_WITHOUT_CLAIM = "* PersistentVolumes without a .spec.claimRef to a PersistentVolumeClaim: {items}"
 LINE_NODE_NAMES = "* Node with .status.volumesAttached entries not matching a PersistentVolume: {items}"
@@ -70,7 +70,7 @@ class AttachedVolumes:
         """The Deleting message: a header without a trailing colon, then one line per kind of blocker."""
         if self.empty():
             return ""
-        lines = [MESSAGE_HEADER.format(start=rfc3339(parse_rfc3339(start)) if start else "")]
+        lines = [VOLUME_WAIT_MESSAGE.format(start=rfc3339(parse_rfc3339(start)) if start else "")]
         for template, items in ((LINE_PVCS, self.claims), (LINE_PVS_WITHOUT_CLAIM, self.volumes_without_claim),
                                 (LINE_NODE_NAMES, self.node_names_without_volume),
                                 (LINE_VA_NAMES, self.attachment_names_without_volume)):
@@ -155,7 +155,7 @@ def _waiting_for(
         found = False
         csi = spec.get("csi")
         if csi:
-            unique = CSI_VOLUME_NAME.format(driver=csi.get("driver", ""), handle=csi.get("volumeHandle", ""))
+            unique = CSI_UNIQUE_NAME.format(driver=csi.get("driver", ""), handle=csi.get("volumeHandle", ""))
             if unique in node_names:
                 found_node_names.add(unique)
                 found = True

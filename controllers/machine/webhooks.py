@@ -25,33 +25,23 @@ import re
 from typing import Any
 
 from controllers.machine import drain_rules
-from controllers.machine.api import (
-    API_GROUP,
-    CLUSTER_NAME_LABEL,
-    DEFAULT_NODE_DELETION_TIMEOUT,
-    MACHINE_DRAIN_RULE_KIND,
-    MACHINE_KIND,
-    MACHINE_POOL_NAME_LABEL,
-    meta,
-)
+from controllers.machine.api import DEFAULT_NODE_DELETION_TIMEOUT, MACHINE_POOL_NAME_LABEL, meta
 from controllers.machine.errors import go_quote
 from harness.apiserver import crd
 from harness.apiserver.resources import ResourceType
 from harness.kube import errors as api_errors
 from harness.kube.errors import FieldError, StatusError
-
-CREATE = "CREATE"
-UPDATE = "UPDATE"
+from harness.kube.names.capi import CLUSTER_API_GROUP, CLUSTER_NAME_LABEL, MACHINE_DRAIN_RULE_KIND, MACHINE_KIND
+from harness.kube.names.meta import ADMISSION_DENIED_MESSAGE, CREATE, UPDATE
+from harness.kube.validation import FIELD_IMMUTABLE_MSG
 
 # Webhook names (config/webhook/manifests.yaml) and how kube-apiserver words a denial.
 MACHINE_VALIDATION_WEBHOOK = "validation.machine.cluster.x-k8s.io"
 MACHINE_DRAIN_RULE_VALIDATION_WEBHOOK = "validation.machinedrainrule.cluster.x-k8s.io"
-DENIED = "admission webhook {name} denied the request: {message}"
 
 # Machine webhook messages.
 BOOTSTRAP_DATA_REQUIRED = "expected either spec.bootstrap.dataSecretName or spec.bootstrap.configRef to be populated"
 NAMESPACE_MISMATCH = "must match metadata.namespace"
-FIELD_IMMUTABLE = "field is immutable"
 INVALID_VERSION = "must be a valid semantic version"
 # version.KubeSemver.
 KUBE_SEMVER = re.compile(r"^v(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)([-0-9a-zA-Z_\.+]*)?$")
@@ -73,7 +63,7 @@ def _denied(webhook: str, rt: ResourceType, obj: dict[str, Any], errs: list[Fiel
     """The webhook's ``apierrors.NewInvalid`` as kube-apiserver relays it (``ToStatusErr``): 422 ``Invalid``
     with the causes, the message prefixed with ``admission webhook "<name>" denied the request: ``."""
     err = api_errors.invalid_object(rt.kind, rt.group, str(meta(obj).get("name", "")), errs)
-    err.status["message"] = DENIED.format(name=go_quote(webhook), message=err.status["message"])
+    err.status["message"] = ADMISSION_DENIED_MESSAGE.format(name=go_quote(webhook), message=err.status["message"])
     return StatusError(err.status)
 
 
@@ -123,7 +113,7 @@ def validate_machine(machine: dict[str, Any], old: dict[str, Any] | None) -> lis
         errs.append(api_errors.invalid("spec.infrastructureRef.namespace", infra_ref.get("namespace", ""),
                                        NAMESPACE_MISMATCH))
     if old is not None and (old.get("spec") or {}).get("clusterName") != spec.get("clusterName"):
-        errs.append(api_errors.forbidden("spec.clusterName", FIELD_IMMUTABLE))
+        errs.append(api_errors.forbidden("spec.clusterName", FIELD_IMMUTABLE_MSG))
     version = spec.get("version")
     if version is not None and not KUBE_SEMVER.match(str(version)):
         errs.append(api_errors.invalid("spec.version", version, INVALID_VERSION))
@@ -213,6 +203,6 @@ def admit_machine_drain_rule(
 
 # (API group, kind, plugin) for the composition root to install on the management cluster.
 ADMISSION_PLUGINS = (
-    (API_GROUP, MACHINE_KIND, admit_machine),
-    (API_GROUP, MACHINE_DRAIN_RULE_KIND, admit_machine_drain_rule),
+    (CLUSTER_API_GROUP, MACHINE_KIND, admit_machine),
+    (CLUSTER_API_GROUP, MACHINE_DRAIN_RULE_KIND, admit_machine_drain_rule),
 )

@@ -12,9 +12,14 @@ import re
 import struct
 from typing import Any
 
-from controllers.machine.api import API_VERSION, CLUSTER_KIND, meta
+from controllers.machine.api import meta
 from controllers.machine.errors import ReconcileError
 from harness.client import ApiError, Client
+from harness.kube.names.capi import (
+    CLUSTER_API_VERSION,
+    CLUSTER_KIND,
+)
+from harness.kube.names.meta import RANDOM_ALPHABET
 from harness.kube.selectors import label_selector_from_dict
 
 GET_CLUSTER_ERROR = "failed to get Cluster {namespace}/{name}"
@@ -22,20 +27,14 @@ MACHINE_SET_FINALIZER = "cluster.x-k8s.io/machineset"
 MACHINE_DEPLOYMENT_FINALIZER = "cluster.x-k8s.io/machinedeployment"
 
 # Labels.
-MACHINE_DEPLOYMENT_NAME_LABEL = "cluster.x-k8s.io/deployment-name"
 MACHINE_DEPLOYMENT_UNIQUE_LABEL = "machine-template-hash"
 
 # Annotations.
-DELETE_MACHINE_ANNOTATION = "cluster.x-k8s.io/delete-machine"
 DISABLE_MACHINE_CREATE_ANNOTATION = "cluster.x-k8s.io/disable-machine-create"
-CLONED_FROM_NAME_ANNOTATION = "cluster.x-k8s.io/cloned-from-name"
-CLONED_FROM_GROUP_KIND_ANNOTATION = "cluster.x-k8s.io/cloned-from-groupkind"
 REVISION_ANNOTATION = "machinedeployment.clusters.x-k8s.io/revision"
 REVISION_HISTORY_ANNOTATION = "machinedeployment.clusters.x-k8s.io/revision-history"
 DESIRED_REPLICAS_ANNOTATION = "machinedeployment.clusters.x-k8s.io/desired-replicas"
 MAX_REPLICAS_ANNOTATION = "machinedeployment.clusters.x-k8s.io/max-replicas"
-LAST_APPLIED_CONFIGURATION_ANNOTATION = "kubectl.kubernetes.io/last-applied-configuration"
-CONVERSION_DATA_ANNOTATION = "cluster.x-k8s.io/conversion-data"
 
 # spec.deletePolicy of a MachineSet (spec.strategy.rollingUpdate.deletePolicy of a MachineDeployment).
 DELETE_POLICY_RANDOM = "Random"
@@ -49,8 +48,6 @@ ON_DELETE = "OnDelete"
 # status.phase of a MachineDeployment.
 PHASE_SCALING_UP = "ScalingUp"
 PHASE_SCALING_DOWN = "ScalingDown"
-PHASE_RUNNING = "Running"
-PHASE_FAILED = "Failed"
 
 # v1beta1 conditions and reasons of MachineSets and MachineDeployments.
 MACHINES_CREATED = "MachinesCreated"
@@ -70,7 +67,6 @@ WAITING_FOR_MACHINE_SET_REASON = "WaitingForMachineSet"
 MACHINE_SET_NOT_FOUND_MESSAGE = "MachineSet not found"
 
 # Generated names (names.SimpleNameGenerator): 5 characters of this alphabet after the base.
-NAME_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
 RANDOM_LENGTH = 5
 MAX_NAME_LENGTH = 63
 MAX_GENERATED_BASE_LENGTH = MAX_NAME_LENGTH - RANDOM_LENGTH
@@ -94,7 +90,7 @@ def generate_suffix(seed: str) -> str:
     """Five characters of the name alphabet, fixed by ``seed`` (the virtual world is deterministic: a
     seed of the owner's uid and a counter gives the same names run after run)."""
     digest = hashlib.sha256(seed.encode()).digest()
-    return "".join(NAME_ALPHABET[b % len(NAME_ALPHABET)] for b in digest[:RANDOM_LENGTH])
+    return "".join(RANDOM_ALPHABET[b % len(RANDOM_ALPHABET)] for b in digest[:RANDOM_LENGTH])
 
 
 def replicas(obj: dict[str, Any]) -> int:
@@ -131,6 +127,6 @@ def get_cluster(client: Client, obj: dict[str, Any]) -> dict[str, Any]:
     namespace = meta(obj).get("namespace") or ""
     name = str((obj.get("spec") or {}).get("clusterName", ""))
     try:
-        return client.get(API_VERSION, CLUSTER_KIND, name, namespace)
+        return client.get(CLUSTER_API_VERSION, CLUSTER_KIND, name, namespace)
     except ApiError as err:
         raise ReconcileError(f"{GET_CLUSTER_ERROR.format(namespace=namespace, name=name)}: {err.message}") from err

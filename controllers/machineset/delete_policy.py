@@ -16,13 +16,10 @@ from typing import Any
 from controllers.machine import conditions as cond
 from controllers.machine.api import annotations, is_deleting, meta
 from controllers.machine.errors import ReconcileError
-from controllers.machineset.api import (
-    DELETE_MACHINE_ANNOTATION,
-    DELETE_POLICY_NEWEST,
-    DELETE_POLICY_OLDEST,
-    DELETE_POLICY_RANDOM,
-)
+from controllers.machineset.api import DELETE_POLICY_NEWEST, DELETE_POLICY_OLDEST, DELETE_POLICY_RANDOM
 from harness.clock import parse_rfc3339
+from harness.kube.names.capi import DELETE_MACHINE_ANNOTATION, NODE_HEALTHY
+from harness.kube.names.core import CONDITION_FALSE
 
 MUST_DELETE = 100.0
 SHOULD_DELETE = 75.0
@@ -42,8 +39,8 @@ def is_machine_healthy(machine: dict[str, Any]) -> bool:
     status = machine.get("status") or {}
     if not status.get("nodeRef") or status.get("failureReason") or status.get("failureMessage"):
         return False
-    return not any((cond.get(machine, t) or {}).get("status") == cond.FALSE
-                   for t in (cond.NODE_HEALTHY, HEALTH_CHECK_SUCCEEDED))
+    return not any((cond.get(machine, t) or {}).get("status") == CONDITION_FALSE
+                   for t in (NODE_HEALTHY, HEALTH_CHECK_SUCCEEDED))
 
 
 def _forced(machine: dict[str, Any]) -> float | None:

@@ -36,18 +36,7 @@ from controllers.cluster import conditions as ccond
 from controllers.cluster.api import ensure_owner_ref, is_controlled_by, owner_reference
 from controllers.cluster.patch import copy_json, write
 from controllers.machine import conditions as cond
-from controllers.machine.api import (
-    API_VERSION,
-    CLUSTER_KIND,
-    CLUSTER_NAME_LABEL,
-    MACHINE_DEPLOYMENT_KIND,
-    MACHINE_KIND,
-    MACHINE_SET_KIND,
-    controller_of,
-    is_deleting,
-    labels,
-    meta,
-)
+from controllers.machine.api import controller_of, is_deleting, labels, meta
 from controllers.machine.errors import ReconcileError, go_quote
 from controllers.machineset import rollout
 from controllers.machineset.api import (
@@ -55,7 +44,6 @@ from controllers.machineset.api import (
     DISABLE_MACHINE_CREATE_ANNOTATION,
     MACHINE_DEPLOYMENT_AVAILABLE,
     MACHINE_DEPLOYMENT_FINALIZER,
-    MACHINE_DEPLOYMENT_NAME_LABEL,
     MACHINE_DEPLOYMENT_UNIQUE_LABEL,
     MACHINE_SET_NOT_FOUND_MESSAGE,
     MACHINE_SET_READY,
@@ -63,8 +51,6 @@ from controllers.machineset.api import (
     MAX_REPLICAS_ANNOTATION,
     MINIMUM_AVAILABILITY_MESSAGE,
     ON_DELETE,
-    PHASE_FAILED,
-    PHASE_RUNNING,
     PHASE_SCALING_DOWN,
     PHASE_SCALING_UP,
     REVISION_ANNOTATION,
@@ -92,21 +78,29 @@ from harness.client import (
     add_finalizer,
     find_in,
 )
+from harness.kube.names.capi import (
+    CLUSTER_API_VERSION,
+    CLUSTER_KIND,
+    CLUSTER_NAME_LABEL,
+    MACHINE_DEPLOYMENT_KIND,
+    MACHINE_DEPLOYMENT_NAME_LABEL,
+    MACHINE_KIND,
+    MACHINE_SET_KIND,
+    PHASE_FAILED,
+    PHASE_RUNNING,
+)
+from harness.kube.names.events import FAILED_CREATE, SUCCESSFUL_ADOPT, SUCCESSFUL_CREATE, SUCCESSFUL_DELETE
 
 EVENT_COMPONENT = "machinedeployment-controller"
 
 # Events.
-SUCCESSFUL_CREATE = "SuccessfulCreate"
 SUCCESSFUL_CREATE_MESSAGE = "Created MachineSet {key}"
-FAILED_CREATE = "FailedCreate"
 FAILED_CREATE_MESSAGE = "Failed to create MachineSet {key}: {err}"
 SUCCESSFUL_SCALE = "SuccessfulScale"
 SUCCESSFUL_SCALE_MESSAGE = "Scaled MachineSet {key}: {old} -> {new}"
 FAILED_SCALE = "FailedScale"
 FAILED_SCALE_MESSAGE = "Failed to scale MachineSet {key}: {err}"
-SUCCESSFUL_DELETE = "SuccessfulDelete"
 SUCCESSFUL_DELETE_MESSAGE = "Deleted MachineSet {name}"
-SUCCESSFUL_ADOPT = "SuccessfulAdopt"
 SUCCESSFUL_ADOPT_MESSAGE = "Adopted MachineSet {name}"
 
 MISSING_STRATEGY = "missing MachineDeployment strategy"
@@ -148,9 +142,9 @@ class MachineDeploymentController(Controller):
         self._deployments: dict[tuple[str, str], str] = {}
 
     def setup(self) -> None:
-        self.watch(self.client, API_VERSION, MACHINE_DEPLOYMENT_KIND, self._on_deployment)
-        self.watch(self.client, API_VERSION, MACHINE_SET_KIND, self._on_machine_set)
-        self.watch(self.client, API_VERSION, CLUSTER_KIND, self._on_cluster)
+        self.watch(self.client, CLUSTER_API_VERSION, MACHINE_DEPLOYMENT_KIND, self._on_deployment)
+        self.watch(self.client, CLUSTER_API_VERSION, MACHINE_SET_KIND, self._on_machine_set)
+        self.watch(self.client, CLUSTER_API_VERSION, CLUSTER_KIND, self._on_cluster)
 
     def _on_deployment(self, event: str, md: dict[str, Any]) -> Iterable[Request]:
         key = (meta(md).get("namespace") or "", meta(md).get("name", ""))
@@ -176,7 +170,7 @@ class MachineDeploymentController(Controller):
     # -- reconcile ---------------------------------------------------------------------------------
 
     def reconcile(self, request: Request) -> Result | None:
-        md = find_in(self.client, API_VERSION, MACHINE_DEPLOYMENT_KIND, request.name, request.namespace)
+        md = find_in(self.client, CLUSTER_API_VERSION, MACHINE_DEPLOYMENT_KIND, request.name, request.namespace)
         if md is None:
             return None
         if add_finalizer(self.client, md, MACHINE_DEPLOYMENT_FINALIZER):
@@ -217,7 +211,7 @@ class MachineDeploymentController(Controller):
             if is_deleting(ms):
                 continue
             try:
-                self.client.delete(API_VERSION, MACHINE_SET_KIND, meta(ms)["name"], s.namespace)
+                self.client.delete(CLUSTER_API_VERSION, MACHINE_SET_KIND, meta(ms)["name"], s.namespace)
             except ApiError as err:
                 if err.code != 404:
                     raise ReconcileError(f"failed to delete MachineSet {s.namespace}/{meta(ms)['name']}: "
@@ -231,7 +225,7 @@ class MachineDeploymentController(Controller):
         self._get_and_adopt_machine_sets(s)
         for ms in s.machine_sets:
             if labels(ms).get(MACHINE_DEPLOYMENT_NAME_LABEL) != s.name:
-                written = self.client.patch(API_VERSION, MACHINE_SET_KIND, meta(ms)["name"],
+                written = self.client.patch(CLUSTER_API_VERSION, MACHINE_SET_KIND, meta(ms)["name"],
                                             {"metadata": {"labels": {MACHINE_DEPLOYMENT_NAME_LABEL: s.name}}},
                                             namespace=s.namespace, patch_type=MERGE)
                 ms.clear()
@@ -263,7 +257,7 @@ class MachineDeploymentController(Controller):
         """``getAndAdoptMachineSetsForDeployment``: MachineSets controlled by this MachineDeployment, or
         matching its selector and controlled by nothing (adopted)."""
         found = []
-        for ms in self.client.list(API_VERSION, MACHINE_SET_KIND, s.namespace)["items"]:
+        for ms in self.client.list(CLUSTER_API_VERSION, MACHINE_SET_KIND, s.namespace)["items"]:
             try:
                 matches = selector_matches(s.spec.get("selector"), labels(ms))
             except ValueError:
@@ -274,7 +268,7 @@ class MachineDeploymentController(Controller):
             if controller_of(ms) is None:
                 refs = ensure_owner_ref(meta(ms).get("ownerReferences") or [],
                                         owner_reference(s.md, controller=True))
-                ms = self.client.patch(API_VERSION, MACHINE_SET_KIND, meta(ms)["name"],
+                ms = self.client.patch(CLUSTER_API_VERSION, MACHINE_SET_KIND, meta(ms)["name"],
                                        {"metadata": {"ownerReferences": refs}}, namespace=s.namespace,
                                        patch_type=MERGE)
                 self._event(s, NORMAL, SUCCESSFUL_ADOPT,
@@ -343,7 +337,7 @@ class MachineDeploymentController(Controller):
         if delete_policy:
             spec["deletePolicy"] = delete_policy
         return {
-            "apiVersion": API_VERSION, "kind": MACHINE_SET_KIND,
+            "apiVersion": CLUSTER_API_VERSION, "kind": MACHINE_SET_KIND,
             "metadata": {"name": name, "namespace": s.namespace,
                          "labels": {**template_labels, MACHINE_DEPLOYMENT_UNIQUE_LABEL: unique,
                                     MACHINE_DEPLOYMENT_NAME_LABEL: s.name},
@@ -397,8 +391,9 @@ class MachineDeploymentController(Controller):
         body = {"metadata": {"annotations": {DESIRED_REPLICAS_ANNOTATION: desired, MAX_REPLICAS_ANNOTATION: most}},
                 "spec": {"replicas": count}}
         try:
-            written = self.client.patch(API_VERSION, MACHINE_SET_KIND, meta(ms)["name"], body, namespace=s.namespace,
-                                        patch_type=MERGE)
+            written = self.client.patch(
+                CLUSTER_API_VERSION, MACHINE_SET_KIND, meta(ms)["name"], body, namespace=s.namespace, patch_type=MERGE
+            )
         except ApiError as err:
             self._event(s, WARNING, FAILED_SCALE, FAILED_SCALE_MESSAGE.format(key=key, err=err.message))
             raise
@@ -454,7 +449,7 @@ class MachineDeploymentController(Controller):
 
     def _remove_disable_create(self, s: Scope, new_ms: dict[str, Any]) -> None:
         if DISABLE_MACHINE_CREATE_ANNOTATION in (meta(new_ms).get("annotations") or {}):
-            written = self.client.patch(API_VERSION, MACHINE_SET_KIND, meta(new_ms)["name"],
+            written = self.client.patch(CLUSTER_API_VERSION, MACHINE_SET_KIND, meta(new_ms)["name"],
                                         {"metadata": {"annotations": {DISABLE_MACHINE_CREATE_ANNOTATION: None}}},
                                         namespace=s.namespace, patch_type=MERGE)
             new_ms.clear()
@@ -469,14 +464,14 @@ class MachineDeploymentController(Controller):
             if replicas(ms) <= 0:
                 continue
             if DISABLE_MACHINE_CREATE_ANNOTATION not in (meta(ms).get("annotations") or {}):
-                written = self.client.patch(API_VERSION, MACHINE_SET_KIND, meta(ms)["name"],
+                written = self.client.patch(CLUSTER_API_VERSION, MACHINE_SET_KIND, meta(ms)["name"],
                                             {"metadata": {"annotations": {DISABLE_MACHINE_CREATE_ANNOTATION: "true"}}},
                                             namespace=s.namespace, patch_type=MERGE)
                 ms.clear()
                 ms.update(written)
             match = dict(((ms.get("spec") or {}).get("selector") or {}).get("matchLabels") or {})
             selector = ",".join(f"{k}={v}" for k, v in sorted(match.items()))
-            machines = self.client.list(API_VERSION, MACHINE_KIND, s.namespace,
+            machines = self.client.list(CLUSTER_API_VERSION, MACHINE_KIND, s.namespace,
                                         label_selector=selector or None)["items"]
             remaining = len([m for m in machines if not is_deleting(m)])
             excess -= replicas(ms) - remaining
@@ -502,7 +497,7 @@ class MachineDeploymentController(Controller):
                     or int(meta(ms).get("generation") or 0) > int(status.get("observedGeneration") or 0):
                 continue
             try:
-                self.client.delete(API_VERSION, MACHINE_SET_KIND, meta(ms)["name"], s.namespace)
+                self.client.delete(CLUSTER_API_VERSION, MACHINE_SET_KIND, meta(ms)["name"], s.namespace)
             except ApiError as err:
                 if err.code != 404:
                     raise

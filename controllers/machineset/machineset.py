@@ -31,21 +31,7 @@ from controllers.cluster import conditions as ccond
 from controllers.cluster.api import ensure_owner_ref, is_controlled_by, owner_reference
 from controllers.cluster.patch import copy_json, write
 from controllers.machine import conditions as cond
-from controllers.machine.api import (
-    API_VERSION,
-    CLUSTER_KIND,
-    CLUSTER_NAME_LABEL,
-    MACHINE_DEPLOYMENT_KIND,
-    MACHINE_FINALIZER,
-    MACHINE_KIND,
-    MACHINE_SET_KIND,
-    MACHINE_SET_NAME_LABEL,
-    controller_of,
-    has_owner,
-    is_deleting,
-    labels,
-    meta,
-)
+from controllers.machine.api import controller_of, has_owner, is_deleting, labels, meta
 from controllers.machine.cluster_cache import ClusterCache
 from controllers.machine.errors import ReconcileError, aggregate, go_quote
 from controllers.machineset import delete_policy
@@ -54,7 +40,6 @@ from controllers.machineset.api import (
     DISABLE_MACHINE_CREATE_ANNOTATION,
     INFRASTRUCTURE_TEMPLATE_CLONING_FAILED_REASON,
     MACHINE_CREATION_FAILED_REASON,
-    MACHINE_DEPLOYMENT_NAME_LABEL,
     MACHINE_SET_FINALIZER,
     MACHINES_CREATED,
     MAX_GENERATED_BASE_LENGTH,
@@ -85,6 +70,25 @@ from harness.client import (
     find_in,
 )
 from harness.clock import parse_rfc3339
+from harness.kube.names.capi import (
+    CLUSTER_API_VERSION,
+    CLUSTER_KIND,
+    CLUSTER_NAME_LABEL,
+    MACHINE_DEPLOYMENT_KIND,
+    MACHINE_DEPLOYMENT_NAME_LABEL,
+    MACHINE_FINALIZER,
+    MACHINE_KIND,
+    MACHINE_SET_KIND,
+    MACHINE_SET_NAME_LABEL,
+)
+from harness.kube.names.core import CONDITION_TRUE
+from harness.kube.names.events import (
+    FAILED_CREATE,
+    FAILED_DELETE,
+    SUCCESSFUL_ADOPT,
+    SUCCESSFUL_CREATE,
+    SUCCESSFUL_DELETE,
+)
 
 EVENT_COMPONENT = "machineset-controller"
 # Quickly reconcile until the Nodes become Ready (shouldRequeueForReplicaCountersRefresh).
@@ -92,15 +96,10 @@ NOT_READY_REQUEUE_AFTER = 15.0
 IN_PLACE_TIMEOUTS = ("nodeDrainTimeout", "nodeVolumeDetachTimeout", "nodeDeletionTimeout")
 
 # Events.
-SUCCESSFUL_CREATE = "SuccessfulCreate"
 SUCCESSFUL_CREATE_MESSAGE = "Created machine {name}"
-FAILED_CREATE = "FailedCreate"
 FAILED_CREATE_MESSAGE = "Failed to create machine: {err}"
-SUCCESSFUL_DELETE = "SuccessfulDelete"
 SUCCESSFUL_DELETE_MESSAGE = "Deleted machine {name}"
-FAILED_DELETE = "FailedDelete"
 FAILED_DELETE_MESSAGE = "Failed to delete machine {name}: {err}"
-SUCCESSFUL_ADOPT = "SuccessfulAdopt"
 SUCCESSFUL_ADOPT_MESSAGE = "Adopted Machine {name}"
 
 # Errors.
@@ -151,7 +150,7 @@ def machine_annotations(ms: dict[str, Any]) -> dict[str, str]:
 
 def _node_ready(node: dict[str, Any] | None) -> tuple[bool, float]:
     for condition in (node or {}).get("status", {}).get("conditions") or []:
-        if condition.get("type") == "Ready" and condition.get("status") == cond.TRUE:
+        if condition.get("type") == "Ready" and condition.get("status") == CONDITION_TRUE:
             stamp = condition.get("lastTransitionTime")
             return True, parse_rfc3339(str(stamp)) if stamp else 0.0
     return False, 0.0
@@ -171,9 +170,9 @@ class MachineSetController(Controller):
         self._sets: dict[tuple[str, str], tuple[str, dict[str, Any]]] = {}
 
     def setup(self) -> None:
-        self.watch(self.client, API_VERSION, MACHINE_SET_KIND, self._on_machine_set)
-        self.watch(self.client, API_VERSION, MACHINE_KIND, self._on_machine)
-        self.watch(self.client, API_VERSION, CLUSTER_KIND, self._on_cluster)
+        self.watch(self.client, CLUSTER_API_VERSION, MACHINE_SET_KIND, self._on_machine_set)
+        self.watch(self.client, CLUSTER_API_VERSION, MACHINE_KIND, self._on_machine)
+        self.watch(self.client, CLUSTER_API_VERSION, CLUSTER_KIND, self._on_cluster)
 
     def _on_machine_set(self, event: str, ms: dict[str, Any]) -> Iterable[Request]:
         key = (meta(ms).get("namespace") or "", meta(ms).get("name", ""))
@@ -207,7 +206,7 @@ class MachineSetController(Controller):
     # -- reconcile ---------------------------------------------------------------------------------
 
     def reconcile(self, request: Request) -> Result | None:
-        ms = find_in(self.client, API_VERSION, MACHINE_SET_KIND, request.name, request.namespace)
+        ms = find_in(self.client, CLUSTER_API_VERSION, MACHINE_SET_KIND, request.name, request.namespace)
         if ms is None:
             return None
         if add_finalizer(self.client, ms, MACHINE_SET_FINALIZER):
@@ -264,7 +263,7 @@ class MachineSetController(Controller):
         ms, cluster = s.machine_set, s.cluster
         metadata = ms.setdefault("metadata", {})
         metadata["labels"] = {**(metadata.get("labels") or {}), CLUSTER_NAME_LABEL: s.spec.get("clusterName", "")}
-        stand_alone = not has_owner(ms, API_VERSION, (MACHINE_DEPLOYMENT_KIND, CLUSTER_KIND)) \
+        stand_alone = not has_owner(ms, CLUSTER_API_VERSION, (MACHINE_DEPLOYMENT_KIND, CLUSTER_KIND)) \
             and MACHINE_DEPLOYMENT_NAME_LABEL not in metadata["labels"]
         if stand_alone:
             metadata["ownerReferences"] = ensure_owner_ref(metadata.get("ownerReferences") or [],
@@ -281,7 +280,9 @@ class MachineSetController(Controller):
         this MachineSet or by nothing (those are adopted); Machines being deleted included."""
         match = dict((s.spec.get("selector") or {}).get("matchLabels") or {})
         selector = ",".join(f"{k}={v}" for k, v in sorted(match.items()))
-        items = self.client.list(API_VERSION, MACHINE_KIND, s.namespace, label_selector=selector or None)["items"]
+        items = self.client.list(CLUSTER_API_VERSION, MACHINE_KIND, s.namespace, label_selector=selector or None)[
+            "items"
+        ]
         found = []
         for machine in items:
             owner = controller_of(machine)
@@ -291,7 +292,7 @@ class MachineSetController(Controller):
                 refs = ensure_owner_ref(meta(machine).get("ownerReferences") or [],
                                         owner_reference(s.machine_set, controller=True))
                 try:
-                    machine = self.client.patch(API_VERSION, MACHINE_KIND, meta(machine)["name"],
+                    machine = self.client.patch(CLUSTER_API_VERSION, MACHINE_KIND, meta(machine)["name"],
                                                 {"metadata": {"ownerReferences": refs}}, namespace=s.namespace,
                                                 patch_type=MERGE)
                 except ApiError:
@@ -315,7 +316,7 @@ class MachineSetController(Controller):
             if is_deleting(machine):
                 continue
             try:
-                self.client.delete(API_VERSION, MACHINE_KIND, meta(machine)["name"], s.namespace)
+                self.client.delete(CLUSTER_API_VERSION, MACHINE_KIND, meta(machine)["name"], s.namespace)
             except ApiError as err:
                 if err.code != 404:
                     raise ReconcileError(f"failed to delete Machine {s.namespace}/{meta(machine)['name']}: "
@@ -344,7 +345,7 @@ class MachineSetController(Controller):
             if spec:
                 body["spec"] = spec
             if body:
-                self.client.patch(API_VERSION, MACHINE_KIND, meta(machine)["name"], body, namespace=s.namespace,
+                self.client.patch(CLUSTER_API_VERSION, MACHINE_KIND, meta(machine)["name"], body, namespace=s.namespace,
                                   patch_type=MERGE)
         return None
 
@@ -375,7 +376,7 @@ class MachineSetController(Controller):
                     continue
                 name = meta(machine)["name"]
                 try:
-                    self.client.delete(API_VERSION, MACHINE_KIND, name, s.namespace)
+                    self.client.delete(CLUSTER_API_VERSION, MACHINE_KIND, name, s.namespace)
                 except ApiError as err:
                     if err.code == 404:
                         continue
@@ -397,7 +398,7 @@ class MachineSetController(Controller):
             if name in taken:
                 continue
             try:
-                self.client.get(API_VERSION, MACHINE_KIND, name, s.namespace)
+                self.client.get(CLUSTER_API_VERSION, MACHINE_KIND, name, s.namespace)
             except ApiError as err:
                 if err.code == 404:
                     return name
@@ -447,7 +448,7 @@ class MachineSetController(Controller):
         template_spec["infrastructureRef"] = infra_ref
         template_spec["clusterName"] = cluster
         machine = {
-            "apiVersion": API_VERSION, "kind": MACHINE_KIND,
+            "apiVersion": CLUSTER_API_VERSION, "kind": MACHINE_KIND,
             "metadata": {"name": name, "namespace": s.namespace, "labels": obj_labels, "annotations": obj_annotations,
                          "ownerReferences": [owner_reference(ms, controller=True)],
                          "finalizers": [MACHINE_FINALIZER]},

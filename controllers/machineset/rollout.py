@@ -12,9 +12,7 @@ from typing import Any
 from controllers.machine.api import group_of, meta
 from controllers.machine.errors import ReconcileError
 from controllers.machineset.api import (
-    CONVERSION_DATA_ANNOTATION,
     DESIRED_REPLICAS_ANNOTATION,
-    LAST_APPLIED_CONFIGURATION_ANNOTATION,
     MAX_REPLICAS_ANNOTATION,
     ON_DELETE,
     REVISION_ANNOTATION,
@@ -25,6 +23,8 @@ from controllers.machineset.api import (
     status_int,
 )
 from harness.kube.intstr import scaled_value
+from harness.kube.names.capi import CONVERSION_DATA_ANNOTATION
+from harness.kube.names.core import LAST_APPLIED_CONFIGURATION_ANNOTATION
 
 # Annotations of a MachineDeployment that its MachineSets do not get (annotationsToSkip).
 SKIPPED_ANNOTATIONS = (LAST_APPLIED_CONFIGURATION_ANNOTATION, REVISION_ANNOTATION, REVISION_HISTORY_ANNOTATION,

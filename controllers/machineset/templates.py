@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from controllers.machine.api import CLUSTER_NAME_LABEL, group_of
+from controllers.machine.api import group_of
 from controllers.machine.errors import ReconcileError
-from controllers.machineset.api import CLONED_FROM_GROUP_KIND_ANNOTATION, CLONED_FROM_NAME_ANNOTATION
 from harness.client import Client
+from harness.kube.names.capi import CLONED_FROM_GROUP_KIND_ANNOTATION, CLONED_FROM_NAME_ANNOTATION, CLUSTER_NAME_LABEL
 
 TEMPLATE_SUFFIX = "Template"
 MISSING_TEMPLATE = "missing Spec.Template on {gvk} {name}"

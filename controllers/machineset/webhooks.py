@@ -21,19 +21,11 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from controllers.machine.api import (
-    API_GROUP,
-    CLUSTER_NAME_LABEL,
-    MACHINE_DEPLOYMENT_KIND,
-    MACHINE_SET_KIND,
-    MACHINE_SET_NAME_LABEL,
-    meta,
-)
+from controllers.machine.api import meta
 from controllers.machine.errors import go_quote
-from controllers.machine.webhooks import CREATE, DENIED, FIELD_IMMUTABLE, INVALID_VERSION, KUBE_SEMVER, UPDATE
+from controllers.machine.webhooks import INVALID_VERSION, KUBE_SEMVER
 from controllers.machineset.api import (
     DELETE_POLICY_RANDOM,
-    MACHINE_DEPLOYMENT_NAME_LABEL,
     MAX_NAME_LENGTH,
     ROLLING_UPDATE,
     format_label_value,
@@ -44,6 +36,16 @@ from harness.apiserver import crd
 from harness.apiserver.resources import ResourceType
 from harness.kube import errors as api_errors
 from harness.kube.errors import FieldError, StatusError
+from harness.kube.names.capi import (
+    CLUSTER_API_GROUP,
+    CLUSTER_NAME_LABEL,
+    MACHINE_DEPLOYMENT_KIND,
+    MACHINE_DEPLOYMENT_NAME_LABEL,
+    MACHINE_SET_KIND,
+    MACHINE_SET_NAME_LABEL,
+)
+from harness.kube.names.meta import ADMISSION_DENIED_MESSAGE, CREATE, UPDATE
+from harness.kube.validation import FIELD_IMMUTABLE_MSG
 
 MACHINE_SET_VALIDATION_WEBHOOK = "validation.machineset.cluster.x-k8s.io"
 MACHINE_DEPLOYMENT_VALIDATION_WEBHOOK = "validation.machinedeployment.cluster.x-k8s.io"
@@ -165,7 +167,7 @@ def _validate_common(obj: dict[str, Any], old: dict[str, Any] | None, *, mismatc
             else:
                 errs.append(api_errors.invalid("spec.template.metadata.labels", template_labels, message))
     if old is not None and (old.get("spec") or {}).get("clusterName") != spec.get("clusterName"):
-        errs.append(api_errors.forbidden("spec.clusterName", FIELD_IMMUTABLE))
+        errs.append(api_errors.forbidden("spec.clusterName", FIELD_IMMUTABLE_MSG))
     version = ((spec.get("template") or {}).get("spec") or {}).get("version")
     if version is not None and not KUBE_SEMVER.match(str(version)):
         errs.append(api_errors.invalid("spec.template.spec.version", version, INVALID_VERSION))
@@ -217,7 +219,9 @@ def _admitter(webhook: str, default: Any, validate: Any) -> Any:
         errs = validate(new, old if operation == UPDATE else None)
         if errs:
             err = api_errors.invalid_object(rt.kind, rt.group, str(meta(new).get("name", "")), errs)
-            err.status["message"] = DENIED.format(name=go_quote(webhook), message=err.status["message"])
+            err.status["message"] = ADMISSION_DENIED_MESSAGE.format(
+                name=go_quote(webhook), message=err.status["message"]
+            )
             raise StatusError(err.status)
         return []
 
@@ -230,6 +234,6 @@ admit_machine_deployment = _admitter(MACHINE_DEPLOYMENT_VALIDATION_WEBHOOK, defa
 
 # (API group, kind, plugin) for the composition root to install on the management cluster.
 ADMISSION_PLUGINS = (
-    (API_GROUP, MACHINE_SET_KIND, admit_machine_set),
-    (API_GROUP, MACHINE_DEPLOYMENT_KIND, admit_machine_deployment),
+    (CLUSTER_API_GROUP, MACHINE_SET_KIND, admit_machine_set),
+    (CLUSTER_API_GROUP, MACHINE_DEPLOYMENT_KIND, admit_machine_deployment),
 )

@@ -12,15 +12,8 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-APPS_GROUP = "apps"
-APPS_V1 = "apps/v1"
 DEPLOYMENT = "Deployment"
-REPLICA_SET = "ReplicaSet"
-STATEFUL_SET = "StatefulSet"
-DAEMON_SET = "DaemonSet"
 CONTROLLER_REVISION = "ControllerRevision"
-BATCH_V1 = "batch/v1"
-JOB = "Job"
 
 # Strategies.
 ROLLING_UPDATE = "RollingUpdate"
@@ -30,7 +23,6 @@ ORDERED_READY = "OrderedReady"
 PARALLEL = "Parallel"
 
 # Labels and annotations of upstream's workload controllers.
-POD_TEMPLATE_HASH_LABEL = "pod-template-hash"
 CONTROLLER_REVISION_HASH_LABEL = "controller-revision-hash"
 CONTROLLER_HASH_LABEL = "controller.kubernetes.io/hash"
 STATEFUL_SET_POD_NAME_LABEL = "statefulset.kubernetes.io/pod-name"
@@ -40,7 +32,6 @@ REVISION_HISTORY_ANNOTATION = "deployment.kubernetes.io/revision-history"
 DESIRED_REPLICAS_ANNOTATION = "deployment.kubernetes.io/desired-replicas"
 MAX_REPLICAS_ANNOTATION = "deployment.kubernetes.io/max-replicas"
 CHANGE_CAUSE_ANNOTATION = "kubernetes.io/change-cause"
-LAST_APPLIED_ANNOTATION = "kubectl.kubernetes.io/last-applied-configuration"
 DEPRECATED_ROLLBACK_TO_ANNOTATION = "deprecated.deployment.rollback.to"
 
 # The lifecycle hooks API (seed 004 "API Objects").

@@ -21,13 +21,10 @@ from __future__ import annotations
 from typing import Any
 
 from harness.clock import rfc3339
-
-TRUE = "True"
-FALSE = "False"
+from harness.kube.names.core import CONDITION_TRUE
 
 PROGRESSING = "Progressing"
 AVAILABLE = "Available"
-REPLICA_FAILURE = "ReplicaFailure"
 LIFECYCLE_HOOKS = "LifecycleHooks"
 
 # Progressing reasons and messages.
@@ -47,7 +44,6 @@ PAUSED = "DeploymentPaused"
 PAUSED_MESSAGE = "Deployment is paused"
 RESUMED = "DeploymentResumed"
 RESUMED_MESSAGE = "Deployment is resumed"
-FAILED_CREATE = "FailedCreate"
 
 # Available reasons and messages.
 MIN_AVAILABLE = "MinimumReplicasAvailable"
@@ -110,7 +106,7 @@ def refresh_progressing(conditions: list[dict[str, Any]], condition: dict[str, A
     """Record progress: replace Progressing with ``condition`` (a fresh lastUpdateTime), keeping the
     lastTransitionTime of a current True condition."""
     current = find_in(conditions, condition["type"])
-    if current is not None and current.get("status") == TRUE and condition["status"] == TRUE:
+    if current is not None and current.get("status") == CONDITION_TRUE and condition["status"] == CONDITION_TRUE:
         condition = {**condition, "lastTransitionTime": current.get("lastTransitionTime")}
     conditions[:] = [c for c in conditions if c.get("type") != condition["type"]] + [condition]
 

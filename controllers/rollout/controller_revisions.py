@@ -18,7 +18,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from controllers.rollout.api import (
-    APPS_V1,
     CONTROLLER_HASH_LABEL,
     CONTROLLER_REVISION,
     HOOK_STATE_ANNOTATION,
@@ -30,6 +29,7 @@ from controllers.rollout.api import (
 from controllers.rollout.revisions import template_hash, templates_equal
 from harness.client import MERGE, ApiError, Client, find_in
 from harness.clock import parse_rfc3339
+from harness.kube.names.apps import APPS_V1
 
 PATCH_DIRECTIVE = "$patch"
 REPLACE = "replace"

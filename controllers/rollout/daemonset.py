@@ -31,14 +31,10 @@ from __future__ import annotations
 from typing import Any
 
 from controllers.rollout.api import (
-    APPS_V1,
-    BATCH_V1,
     CONTROLLER_HASH_LABEL,
     CONTROLLER_REVISION,
     CONTROLLER_REVISION_HASH_LABEL,
-    DAEMON_SET,
     HOOK_OWNER_KIND_LABEL,
-    JOB,
     ON_DELETE,
     controlled_by,
     meta,
@@ -68,19 +64,22 @@ from controllers.rollout.pods import (
 from controllers.rollout.status import with_hook_condition, write_status
 from harness.client import NORMAL, WARNING, ApiError, Client, Controller, EventRecorder, Request, Result, find_in
 from harness.client import owner_mapper as _owner_mapper
+from harness.kube.names.apps import APPS_V1, DAEMON_SET
+from harness.kube.names.batch import BATCH_V1, JOB
+from harness.kube.names.core import NO_EXECUTE, NO_SCHEDULE
+from harness.kube.names.events import (
+    CREATED_POD_MESSAGE,
+    DELETED_POD_MESSAGE,
+    FAILED_CREATE,
+    FAILED_CREATE_MESSAGE,
+    SUCCESSFUL_CREATE,
+    SUCCESSFUL_DELETE,
+)
 
 COMPONENT = "daemonset-controller"
 POD_TEMPLATE_GENERATION_LABEL = "pod-template-generation"
 TEMPLATE_GENERATION_ANNOTATION = "deprecated.daemonset.template.generation"
-SUCCESSFUL_CREATE = "SuccessfulCreate"
-SUCCESSFUL_DELETE = "SuccessfulDelete"
-FAILED_CREATE = "FailedCreate"
-CREATED_MESSAGE = "Created pod: {name}"
-DELETED_MESSAGE = "Deleted pod: {name}"
-FAILED_CREATE_MESSAGE = "Error creating: {error}"
 NODE_NAME_FIELD = "metadata.name"
-NO_SCHEDULE = "NoSchedule"
-NO_EXECUTE = "NoExecute"
 # AddOrUpdateDaemonPodTolerations: what every daemon pod tolerates.
 DEFAULT_TOLERATIONS = (
     {"key": "node.kubernetes.io/not-ready", "operator": "Exists", "effect": NO_EXECUTE},
@@ -350,7 +349,7 @@ class DaemonSetController(Controller):
         except ApiError as err:
             self.events.event(ds, WARNING, FAILED_CREATE, FAILED_CREATE_MESSAGE.format(error=err.message))
             raise
-        self.events.event(ds, NORMAL, SUCCESSFUL_CREATE, CREATED_MESSAGE.format(name=meta(created)["name"]))
+        self.events.event(ds, NORMAL, SUCCESSFUL_CREATE, CREATED_POD_MESSAGE.format(name=meta(created)["name"]))
 
     def _delete(self, ds: dict[str, Any], pod: dict[str, Any]) -> None:
         try:
@@ -359,7 +358,7 @@ class DaemonSetController(Controller):
             if err.code != 404:
                 raise
             return
-        self.events.event(ds, NORMAL, SUCCESSFUL_DELETE, DELETED_MESSAGE.format(name=meta(pod)["name"]))
+        self.events.event(ds, NORMAL, SUCCESSFUL_DELETE, DELETED_POD_MESSAGE.format(name=meta(pod)["name"]))
 
     # -- status ------------------------------------------------------------------------------------------
 

@@ -31,19 +31,13 @@ from typing import Any
 
 from controllers.rollout import conditions as cond
 from controllers.rollout.api import (
-    APPS_V1,
-    BATCH_V1,
     DEPLOYMENT,
     DEPRECATED_ROLLBACK_TO_ANNOTATION,
     DESIRED_REPLICAS_ANNOTATION,
     HOOK_OWNER_KIND_LABEL,
     HOOK_STATE_ANNOTATION,
-    JOB,
-    LAST_APPLIED_ANNOTATION,
     MAX_REPLICAS_ANNOTATION,
-    POD_TEMPLATE_HASH_LABEL,
     RECREATE,
-    REPLICA_SET,
     REVISION_ANNOTATION,
     REVISION_HISTORY_ANNOTATION,
     annotations,
@@ -65,6 +59,9 @@ from controllers.rollout.revisions import revision_of, template_hash, templates_
 from harness.client import MERGE, NORMAL, ApiError, Client, Controller, EventRecorder, Request, Result, find_in
 from harness.client import owner_mapper as _owner_mapper
 from harness.clock import parse_rfc3339
+from harness.kube.names.apps import APPS_V1, POD_TEMPLATE_HASH_LABEL, REPLICA_SET
+from harness.kube.names.batch import BATCH_V1, JOB
+from harness.kube.names.core import CONDITION_FALSE, CONDITION_TRUE, LAST_APPLIED_CONFIGURATION_ANNOTATION
 
 COMPONENT = "deployment-controller"
 SCALING_REPLICA_SET = "ScalingReplicaSet"
@@ -73,7 +70,7 @@ SCALED_MESSAGE = "Scaled {direction} replica set {name} to {to} from {frm}"
 # progressDeadlineSeconds of math.MaxInt32 means "no deadline".
 NO_DEADLINE = 2**31 - 1
 # Annotations a Deployment does not pass on to its ReplicaSets (skipCopyAnnotation).
-NOT_COPIED = (LAST_APPLIED_ANNOTATION, REVISION_ANNOTATION, REVISION_HISTORY_ANNOTATION,
+NOT_COPIED = (LAST_APPLIED_CONFIGURATION_ANNOTATION, REVISION_ANNOTATION, REVISION_HISTORY_ANNOTATION,
               DESIRED_REPLICAS_ANNOTATION, MAX_REPLICAS_ANNOTATION, DEPRECATED_ROLLBACK_TO_ANNOTATION,
               HOOK_STATE_ANNOTATION)
 # Status fields that are omitempty.
@@ -200,7 +197,7 @@ class DeploymentController(Controller):
                                         patch_type=MERGE)
             if cond.find_in(conditions, cond.PROGRESSING) is None and self._has_deadline(deployment):
                 cond.set_condition(conditions, cond.new_condition(
-                    cond.PROGRESSING, cond.TRUE, cond.FOUND_NEW_RS,
+                    cond.PROGRESSING, CONDITION_TRUE, cond.FOUND_NEW_RS,
                     cond.FOUND_NEW_RS_MESSAGE.format(name=meta(new)["name"]), now))
             return new, fresh
         template = spec(deployment).get("template") or {}
@@ -237,8 +234,16 @@ class DeploymentController(Controller):
             self.events.event(deployment, NORMAL, SCALING_REPLICA_SET,
                               SCALED_UP_NEW_MESSAGE.format(name=name, to=initial))
         if self._has_deadline(deployment):
-            cond.set_condition(conditions, cond.new_condition(
-                cond.PROGRESSING, cond.TRUE, cond.NEW_RS_CREATED, cond.NEW_RS_CREATED_MESSAGE.format(name=name), now))
+            cond.set_condition(
+                conditions,
+                cond.new_condition(
+                    cond.PROGRESSING,
+                    CONDITION_TRUE,
+                    cond.NEW_RS_CREATED,
+                    cond.NEW_RS_CREATED_MESSAGE.format(name=name),
+                    now,
+                ),
+            )
         return created, True
 
     def _bump_collisions(self, deployment: dict[str, Any]) -> None:
@@ -452,10 +457,10 @@ class DeploymentController(Controller):
         new_status = self._calculate(deployment, new, olds)
         conditions = [dict(c) for c in (old_status.get("conditions") or [] if conditions is None else conditions)]
         if new_status.get("availableReplicas", 0) >= replicas(deployment) - max_unavailable(deployment):
-            cond.set_condition(conditions, cond.new_condition(cond.AVAILABLE, cond.TRUE, cond.MIN_AVAILABLE,
+            cond.set_condition(conditions, cond.new_condition(cond.AVAILABLE, CONDITION_TRUE, cond.MIN_AVAILABLE,
                                                               cond.MIN_AVAILABLE_MESSAGE, now))
         else:
-            cond.set_condition(conditions, cond.new_condition(cond.AVAILABLE, cond.FALSE, cond.MIN_UNAVAILABLE,
+            cond.set_condition(conditions, cond.new_condition(cond.AVAILABLE, CONDITION_FALSE, cond.MIN_UNAVAILABLE,
                                                               cond.MIN_UNAVAILABLE_MESSAGE, now))
         requeue: float | None = None
         if paused or spec(deployment).get("paused") is not True:
@@ -511,7 +516,7 @@ class DeploymentController(Controller):
             cond.remove(conditions, cond.PROGRESSING)
             return None
         if gate.aborted:
-            cond.set_condition(conditions, cond.new_condition(cond.PROGRESSING, cond.FALSE, cond.HOOK_FAILED,
+            cond.set_condition(conditions, cond.new_condition(cond.PROGRESSING, CONDITION_FALSE, cond.HOOK_FAILED,
                                                               gate.abort_message, now))
             return None
         complete_before = (new_status.get("replicas", 0) == new_status.get("updatedReplicas", 0)
@@ -520,13 +525,13 @@ class DeploymentController(Controller):
             return None
         rs_name = meta(new)["name"] if new is not None else ""
         if self._complete(deployment, new_status):
-            cond.set_condition(conditions, cond.new_condition(cond.PROGRESSING, cond.TRUE, cond.NEW_RS_AVAILABLE,
+            cond.set_condition(conditions, cond.new_condition(cond.PROGRESSING, CONDITION_TRUE, cond.NEW_RS_AVAILABLE,
                                                               cond.NEW_RS_AVAILABLE_MESSAGE.format(name=rs_name), now))
             return None
         if self._progressed(old_status, new_status) or gate.progressed:
             message = (cond.RS_PROGRESSING_MESSAGE.format(name=rs_name) if new is not None
                        else cond.DEPLOYMENT_PROGRESSING_MESSAGE.format(name=name))
-            cond.refresh_progressing(conditions, cond.new_condition(cond.PROGRESSING, cond.TRUE, cond.RS_UPDATED,
+            cond.refresh_progressing(conditions, cond.new_condition(cond.PROGRESSING, CONDITION_TRUE, cond.RS_UPDATED,
                                                                     message, now))
             current = cond.find_in(conditions, cond.PROGRESSING)
         if gate.running or gate.frozen:
@@ -538,7 +543,7 @@ class DeploymentController(Controller):
         if since + deadline < now:
             message = (cond.TIMED_OUT_MESSAGE.format(name=rs_name) if new is not None
                        else cond.DEPLOYMENT_TIMED_OUT_MESSAGE.format(name=name))
-            cond.set_condition(conditions, cond.new_condition(cond.PROGRESSING, cond.FALSE, cond.TIMED_OUT,
+            cond.set_condition(conditions, cond.new_condition(cond.PROGRESSING, CONDITION_FALSE, cond.TIMED_OUT,
                                                               message, now))
             return None
         return since + deadline - now + 1.0

@@ -38,7 +38,6 @@ from typing import Any
 
 from controllers.rollout import conditions as cond
 from controllers.rollout.api import (
-    BATCH_V1,
     ENV_FROM_OBJECT,
     ENV_TO_OBJECT,
     ENV_TYPE,
@@ -48,7 +47,6 @@ from controllers.rollout.api import (
     HOOK_REVISION_LABEL,
     HOOK_STATE_ANNOTATION,
     IGNORE,
-    JOB,
     NEVER,
     ON_FAILURE,
     ROLLBACK,
@@ -63,6 +61,9 @@ from controllers.rollout.api import (
 )
 from controllers.rollout.points import Group, groups, resolve
 from harness.client import MERGE, NORMAL, WARNING, ApiError, Client, EventRecorder, Request, find_in
+from harness.kube.names.batch import BATCH_V1, JOB, JOB_COMPLETE, JOB_FAILED
+from harness.kube.names.core import CONDITION_FALSE, CONDITION_TRUE
+from harness.kube.names.events import FAILED_CREATE
 
 # Hook phases recorded in the state annotation.
 PENDING = "Pending"
@@ -74,8 +75,6 @@ SKIPPED = "Skipped"
 FINISHED = (SUCCEEDED, FAILED, CANCELLED, SKIPPED)
 
 # batch/v1 Job condition types.
-JOB_COMPLETE = "Complete"
-JOB_FAILED = "Failed"
 
 # Events (on the workload).
 EVENT_HOOK_STARTED = "LifecycleHookStarted"
@@ -89,7 +88,6 @@ EVENT_HOOK_CANCELLED_MESSAGE = 'Cancelled lifecycle hook "{hook}" (Job "{job}"):
 EVENT_HOOK_SKIPPED = "LifecycleHookSkipped"
 EVENT_HOOK_SKIPPED_MESSAGE = ('Lifecycle hook "{hook}" was added after its progress point {point} had passed; '
                               "it does not run for revision {revision}")
-EVENT_FAILED_CREATE = "FailedCreate"
 
 JOB_FAILED_DETAIL = 'Job "{job}" failed: {reason}: {message}'
 JOB_DELETED_DETAIL = 'Job "{job}" was deleted before it finished'
@@ -184,7 +182,7 @@ def _load(target: dict[str, Any]) -> _State | None:
 
 def _job_condition(job: dict[str, Any], condition_type: str) -> dict[str, Any] | None:
     for condition in (job.get("status") or {}).get("conditions") or []:
-        if condition.get("type") == condition_type and condition.get("status") == cond.TRUE:
+        if condition.get("type") == condition_type and condition.get("status") == CONDITION_TRUE:
             return condition  # type: ignore[no-any-return]
     return None
 
@@ -260,31 +258,31 @@ class HookRunner:
                         point=point.text, count=point.count, replicas=replicas, reachable=reachable,
                         why=unreachable_why or "the update strategy", hooks=names)
                     return Gate(cap=point.count, progressed=progressed,
-                                condition=(cond.FALSE, cond.HOOK_UNREACHABLE, message))
+                                condition=(CONDITION_FALSE, cond.HOOK_UNREACHABLE, message))
                 message = cond.HOOK_WAITING_MESSAGE.format(point=point.text, count=point.count, replicas=replicas,
                                                            hooks=names)
                 return Gate(cap=point.count, progressed=progressed,
-                            condition=(cond.TRUE, cond.HOOK_WAITING, message))
+                            condition=(CONDITION_TRUE, cond.HOOK_WAITING, message))
             failure = self._start(rev, state, hooks, group)
             if failure is not None:
                 return Gate(frozen=True, retry=True, progressed=progressed,
-                            condition=(cond.FALSE, cond.HOOK_JOB_FAILED_CREATE, failure))
+                            condition=(CONDITION_FALSE, cond.HOOK_JOB_FAILED_CREATE, failure))
             message = cond.HOOK_RUNNING_MESSAGE.format(point=point.text, count=available, replicas=replicas,
                                                        hooks=names)
             return Gate(frozen=True, running=True, progressed=progressed,
-                        condition=(cond.TRUE, cond.HOOK_RUNNING, message))
+                        condition=(CONDITION_TRUE, cond.HOOK_RUNNING, message))
         if available >= replicas and not state.completed:
             state.completed = True
         if not hooks and not state.hooks:
             return Gate(progressed=progressed)
         message = cond.HOOKS_COMPLETED_MESSAGE.format(revision=rev.number)
-        return Gate(progressed=progressed, condition=(cond.TRUE, cond.HOOKS_COMPLETED, message))
+        return Gate(progressed=progressed, condition=(CONDITION_TRUE, cond.HOOKS_COMPLETED, message))
 
     def _aborted_gate(self, state: _State) -> Gate:
         entry = state.hooks.get(state.aborted) or {}
         message = cond.HOOK_FAILED_MESSAGE.format(hook=state.aborted, point=entry.get("point", ""),
                                                   detail=entry.get("detail", ""), revision=state.revision)
-        return Gate(frozen=True, aborted=True, condition=(cond.FALSE, cond.HOOK_FAILED, message),
+        return Gate(frozen=True, aborted=True, condition=(CONDITION_FALSE, cond.HOOK_FAILED, message),
                     abort_message=message)
 
     def _sync_hook_set(self, rev: Revision, state: _State, hooks: dict[str, dict[str, Any]], replicas: int,
@@ -360,7 +358,7 @@ class HookRunner:
                     if err.code == 409 else None
                 if existing is None or not self._ours(existing, rev):
                     message = cond.HOOK_JOB_FAILED_CREATE_MESSAGE.format(job=job_ref, hook=name, error=err.message)
-                    self.events.event(rev.owner, WARNING, EVENT_FAILED_CREATE, message)
+                    self.events.event(rev.owner, WARNING, FAILED_CREATE, message)
                     return message
             entry.update(phase=RUNNING, job=job_ref, point=group.point.text)
             self.events.event(rev.owner, NORMAL, EVENT_HOOK_STARTED, EVENT_HOOK_STARTED_MESSAGE.format(

@@ -7,14 +7,11 @@ from __future__ import annotations
 from typing import Any
 
 from harness.clock import parse_rfc3339
+from harness.kube.names.core import POD_FAILED, POD_READY, POD_RUNNING, POD_SUCCEEDED
 
 V1 = "v1"
 POD = "Pod"
 NODE = "Node"
-POD_READY = "Ready"
-RUNNING = "Running"
-SUCCEEDED = "Succeeded"
-FAILED = "Failed"
 
 
 def phase(pod: dict[str, Any]) -> str:
@@ -29,7 +26,7 @@ def is_terminating(pod: dict[str, Any]) -> bool:
 
 def is_failed(pod: dict[str, Any]) -> bool:
     """The pod ended (Failed or Succeeded): a workload replaces it."""
-    return phase(pod) in (FAILED, SUCCEEDED)
+    return phase(pod) in (POD_FAILED, POD_SUCCEEDED)
 
 
 def ready_since(pod: dict[str, Any]) -> float | None:
@@ -45,14 +42,14 @@ def ready_since(pod: dict[str, Any]) -> float | None:
 
 def is_running_and_ready(pod: dict[str, Any]) -> bool:
     """Running, Ready and not being deleted."""
-    return phase(pod) == RUNNING and ready_since(pod) is not None and not is_terminating(pod)
+    return phase(pod) == POD_RUNNING and ready_since(pod) is not None and not is_terminating(pod)
 
 
 def available_in(pod: dict[str, Any], min_ready_seconds: int, now: float) -> float | None:
     """0 when the pod is available now, the seconds until it will be when it is Ready but not for long
     enough, None when it is not Ready (or is being deleted)."""
     since = ready_since(pod)
-    if since is None or is_terminating(pod) or phase(pod) != RUNNING:
+    if since is None or is_terminating(pod) or phase(pod) != POD_RUNNING:
         return None
     return max(0.0, since + min_ready_seconds - now)
 

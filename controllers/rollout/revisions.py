@@ -15,8 +15,8 @@ import json
 from typing import Any
 
 from harness.apiserver.defaults import default_pod_spec
+from harness.kube.names.meta import RANDOM_ALPHABET
 
-SAFE_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
 FNV_OFFSET = 2166136261
 FNV_PRIME = 16777619
 
@@ -52,7 +52,7 @@ def template_hash(template: dict[str, Any], collision_count: int | None = None) 
     if collision_count:
         text += f"#{collision_count}"
     digits = str(_fnv32a(text.encode()))
-    return "".join(SAFE_ALPHABET[ord(c) % len(SAFE_ALPHABET)] for c in digits)
+    return "".join(RANDOM_ALPHABET[ord(c) % len(RANDOM_ALPHABET)] for c in digits)
 
 
 def templates_equal(a: dict[str, Any], b: dict[str, Any]) -> bool:

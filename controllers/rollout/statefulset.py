@@ -35,16 +35,12 @@ from __future__ import annotations
 from typing import Any
 
 from controllers.rollout.api import (
-    APPS_V1,
-    BATCH_V1,
     CONTROLLER_REVISION,
     CONTROLLER_REVISION_HASH_LABEL,
     HOOK_OWNER_KIND_LABEL,
-    JOB,
     ON_DELETE,
     PARALLEL,
     POD_INDEX_LABEL,
-    STATEFUL_SET,
     STATEFUL_SET_POD_NAME_LABEL,
     controlled_by,
     meta,
@@ -67,11 +63,11 @@ from controllers.rollout.pods import POD, V1, available_in, is_failed, is_runnin
 from controllers.rollout.status import with_hook_condition, write_status
 from harness.client import NORMAL, WARNING, ApiError, Client, Controller, EventRecorder, Request, Result, find_in
 from harness.client import owner_mapper as _owner_mapper
+from harness.kube.names.apps import APPS_V1, STATEFUL_SET
+from harness.kube.names.batch import BATCH_V1, JOB
+from harness.kube.names.events import FAILED_CREATE, SUCCESSFUL_CREATE, SUCCESSFUL_DELETE
 
 COMPONENT = "statefulset-controller"
-SUCCESSFUL_CREATE = "SuccessfulCreate"
-SUCCESSFUL_DELETE = "SuccessfulDelete"
-FAILED_CREATE = "FailedCreate"
 # recordPodEvent's wording.
 POD_EVENT_MESSAGE = "{verb} Pod {pod} in StatefulSet {sts} successful"
 POD_EVENT_FAILED_MESSAGE = "{verb} Pod {pod} in StatefulSet {sts} failed error: {error}"

@@ -21,8 +21,6 @@ from __future__ import annotations
 from typing import Any
 
 from controllers.rollout.api import (
-    APPS_GROUP,
-    DAEMON_SET,
     DEFAULT_FAILURE_POLICY,
     DEFAULT_RETAIN_POLICY,
     DEFAULT_TRIGGER_TYPE,
@@ -31,7 +29,6 @@ from controllers.rollout.api import (
     LIFECYCLE_HOOKS,
     RECREATE,
     RETAIN_POLICIES,
-    STATEFUL_SET,
     TRIGGER_TYPES,
 )
 from harness.apiserver.resources import ResourceType
@@ -39,10 +36,10 @@ from harness.apiserver.validation import validate_pod_spec
 from harness.kube import errors as api_errors
 from harness.kube.errors import FieldError
 from harness.kube.intstr import is_percent, percent_of
-from harness.kube.validation import is_dns1123_label
+from harness.kube.names.apps import APPS_GROUP, DAEMON_SET, STATEFUL_SET
+from harness.kube.names.meta import CREATE, UPDATE
+from harness.kube.validation import IS_NEGATIVE_MSG, is_dns1123_label
 
-CREATE = "CREATE"
-UPDATE = "UPDATE"
 HOOKS_PATH = f"spec.{LIFECYCLE_HOOKS}"
 JOB_RESTART_POLICIES = ("OnFailure", "Never")
 POINT_RANGE = "must be between 0 and {replicas} (spec.replicas), inclusive"
@@ -50,7 +47,6 @@ PERCENT_RANGE = "must be between 0% and 100%, inclusive"
 POINT_FORM = 'must be an integer or a percentage ("50%")'
 NOT_A_LIST = "must be a list of lifecycle hooks"
 NOT_AN_OBJECT = "must be an object"
-IS_NEGATIVE = "must be greater than or equal to 0"
 MAX_UNAVAILABLE_ZERO = "may not be 0 when `maxSurge` is 0"
 NOT_MORE_THAN_100 = "must not be greater than 100%"
 INT_OR_PERCENT = "must be an integer or percentage (e.g '5%%')"
@@ -94,7 +90,7 @@ def _validate_job_spec(job_spec: Any, path: str) -> list[FieldError]:
     for field in ("parallelism", "completions", "backoffLimit", "activeDeadlineSeconds"):
         value = job_spec.get(field)
         if isinstance(value, int) and not isinstance(value, bool) and value < 0:
-            errs.append(api_errors.invalid(f"{path}.{field}", value, IS_NEGATIVE))
+            errs.append(api_errors.invalid(f"{path}.{field}", value, IS_NEGATIVE_MSG))
     template = job_spec.get("template")
     if not isinstance(template, dict):
         errs.append(api_errors.required(f"{path}.template"))
@@ -165,7 +161,7 @@ def _int_or_percent(value: Any, path: str) -> list[FieldError]:
     if isinstance(value, bool) or not isinstance(value, (int, str)):
         return [api_errors.invalid(path, value, INT_OR_PERCENT)]
     if isinstance(value, int):
-        return [api_errors.invalid(path, value, IS_NEGATIVE)] if value < 0 else []
+        return [api_errors.invalid(path, value, IS_NEGATIVE_MSG)] if value < 0 else []
     if not is_percent(value):
         return [api_errors.invalid(path, value, INT_OR_PERCENT)]
     return []

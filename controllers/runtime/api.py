@@ -14,7 +14,6 @@ EXTENSION_CONFIG_KIND = "ExtensionConfig"
 # Annotations (api/runtime/v1beta2/extensionconfig_types.go).
 INJECT_CA_FROM_SECRET_ANNOTATION = "runtime.cluster.x-k8s.io/inject-ca-from-secret"
 PENDING_HOOKS_ANNOTATION = "runtime.cluster.x-k8s.io/pending-hooks"
-OK_TO_DELETE_ANNOTATION = "runtime.cluster.x-k8s.io/ok-to-delete"
 # The Secret key the CA is injected from (tlsCAKey).
 CA_KEY = "ca.crt"
 

@@ -47,12 +47,12 @@ from controllers.runtime.api import (
     hook_path,
 )
 from harness.client import ApiError, Client
+from harness.kube.names.capi import CONVERSION_DATA_ANNOTATION
+from harness.kube.names.core import LAST_APPLIED_CONFIGURATION_ANNOTATION
 from harness.kube.selectors import label_selector_from_dict
 from harness.kube.validation import is_dns1123_label
 
 # Annotations cleanupCluster drops from the Cluster sent in a request.
-LAST_APPLIED_ANNOTATION = "kubectl.kubernetes.io/last-applied-configuration"
-CONVERSION_DATA_ANNOTATION = "cluster.x-k8s.io/conversion-data"
 
 # Error texts (pkg/errors wrapping joins them with ": ").
 CALL_ALL_FAILED = "failed to call extension handlers for hook {hook}"
@@ -132,7 +132,7 @@ def clean_cluster(cluster: dict[str, Any]) -> dict[str, Any]:
     annotations = meta.get("annotations")
     if isinstance(annotations, dict):
         annotations = {k: v for k, v in annotations.items()
-                       if k not in (LAST_APPLIED_ANNOTATION, CONVERSION_DATA_ANNOTATION)}
+                       if k not in (LAST_APPLIED_CONFIGURATION_ANNOTATION, CONVERSION_DATA_ANNOTATION)}
         meta["annotations"] = annotations
     out["status"] = {"infrastructureReady": False, "controlPlaneReady": False}
     return out

@@ -35,6 +35,7 @@ from controllers.runtime.api import (
 )
 from controllers.runtime.client import RuntimeClient, RuntimeSDKError
 from harness.client import MERGE, ApiError, Client, Controller, Request, Result, find_in
+from harness.kube.names.core import CONDITION_FALSE, CONDITION_TRUE
 
 SECRET_NAME_MALFORMED = "failed to reconcile caBundle: secret name {name} must be in the form <namespace>/<name>"
 SECRET_GET_FAILED = "failed to reconcile caBundle: failed to get secret {name}: {error}"
@@ -79,12 +80,12 @@ class ExtensionConfigController(Controller):
             message = DISCOVERY_ERROR_MESSAGE.format(error=err)
             conditions.mark_false(config, DISCOVERED, DISCOVERY_FAILED_V1BETA1_REASON, conditions.SEVERITY_ERROR,
                                   message, now)
-            conditions.set_v1beta2(config, DISCOVERED, conditions.FALSE, NOT_DISCOVERED_REASON, message, now)
+            conditions.set_v1beta2(config, DISCOVERED, CONDITION_FALSE, NOT_DISCOVERED_REASON, message, now)
             self._write_status(config, original)
             raise RuntimeSDKError(DISCOVER_CONFIG_FAILED.format(name=request.name, error=err)) from None
         config.setdefault("status", {})["handlers"] = handlers
         conditions.mark_true(config, DISCOVERED, now)
-        conditions.set_v1beta2(config, DISCOVERED, conditions.TRUE, DISCOVERED_REASON, "", now)
+        conditions.set_v1beta2(config, DISCOVERED, CONDITION_TRUE, DISCOVERED_REASON, "", now)
         self._write_status(config, original)
         return None
 

@@ -36,12 +36,12 @@ import httpx
 
 from controllers.runtime.api import DEFAULT_SERVICE_PORT
 from harness.client import ApiError, Client
+from harness.kube.names.meta import JSON_CONTENT_TYPE
 
 LOOPBACK = "127.0.0.1"
 HTTPS = "https"
 HTTPS_PORT = 443
 SERVICE_HOST = "{name}.{namespace}.svc"
-JSON = "application/json"
 # Upstream reads at most this much of an answer (maxExtensionResponseBodyBytes) and quotes 512 bytes of a
 # non-200 body in its error.
 MAX_RESPONSE_BYTES = 20 << 20
@@ -146,7 +146,7 @@ def post(endpoint: Endpoint, path: str, body: dict[str, Any], timeout_seconds: i
     client = _http_client(endpoint.ca_bundle)
     deadline = time.monotonic() + timeout_seconds if timeout_seconds else None
     timeout = httpx.Timeout(float(timeout_seconds) if timeout_seconds else None)
-    headers = {"Content-Type": JSON, "Accept": JSON, "Host": urlsplit(shown_url).netloc}
+    headers = {"Content-Type": JSON_CONTENT_TYPE, "Accept": JSON_CONTENT_TYPE, "Host": urlsplit(shown_url).netloc}
     started = time.monotonic()
     try:
         with client.stream("POST", real_url, content=json.dumps(body).encode(), headers=headers, timeout=timeout,

@@ -24,14 +24,11 @@ from harness.apiserver import crd
 from harness.apiserver.resources import ResourceType
 from harness.kube import errors as api_errors
 from harness.kube.errors import FieldError, StatusError
+from harness.kube.names.meta import ADMISSION_DENIED_MESSAGE, CREATE, UPDATE
 from harness.kube.selectors import label_selector_from_dict
 from harness.kube.validation import is_dns1035_label, is_dns1123_label
 
-CREATE = "CREATE"
-UPDATE = "UPDATE"
-
 VALIDATION_WEBHOOK = "validation.extensionconfig.runtime.cluster.x-k8s.io"
-DENIED = "admission webhook {name} denied the request: {message}"
 
 NAME_NOT_LABEL = "ExtensionConfig name should be a valid DNS1123 label name: {errors}"
 URL_OR_SERVICE_REQUIRED = "either url or service must be defined"
@@ -161,7 +158,9 @@ def admit_extension_config(
     errs = validate_extension_config(new)
     if errs:
         err = api_errors.invalid_object(rt.kind, rt.group, str((new.get("metadata") or {}).get("name", "")), errs)
-        err.status["message"] = DENIED.format(name=go_quote(VALIDATION_WEBHOOK), message=err.status["message"])
+        err.status["message"] = ADMISSION_DENIED_MESSAGE.format(
+            name=go_quote(VALIDATION_WEBHOOK), message=err.status["message"]
+        )
         raise StatusError(err.status)
     return []
 

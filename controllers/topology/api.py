@@ -8,13 +8,10 @@ from __future__ import annotations
 CLUSTER_CLASS_KIND = "ClusterClass"
 FAKE_CLUSTER_TEMPLATE_KIND = "FakeClusterTemplate"
 KUBEADM_CONTROL_PLANE_TEMPLATE_KIND = "KubeadmControlPlaneTemplate"
-INFRA_API_VERSION = "infrastructure.cluster.x-k8s.io/v1beta1"
-FAKE_CLUSTER_KIND = "FakeCluster"
 
 # Labels (api/v1beta1/common_types.go).
 CLUSTER_TOPOLOGY_OWNED_LABEL = "topology.cluster.x-k8s.io/owned"
 DEPLOYMENT_TOPOLOGY_NAME_LABEL = "topology.cluster.x-k8s.io/deployment-name"
-MACHINE_DEPLOYMENT_NAME_LABEL = "cluster.x-k8s.io/deployment-name"
 
 # Annotations.
 BEFORE_CLUSTER_UPGRADE_HOOK_PREFIX = "before-upgrade.hook.cluster.cluster.x-k8s.io"
@@ -25,18 +22,12 @@ ANNOTATION_SET = "annotation [{keys}] is set"
 ANNOTATIONS_SET = "annotations [{keys}] are set"
 
 # TopologyReconciled.
-TOPOLOGY_RECONCILED = "TopologyReconciled"
-PAUSED_REASON = "Paused"
-DELETED_V1BETA1_REASON = "Deleted"
-DELETING_REASON = "Deleting"
 DELETING_MESSAGE = "Cluster is deleting"
-RECONCILE_FAILED_V1BETA1_REASON = "TopologyReconcileFailed"
 RECONCILE_FAILED_REASON = "ReconcileFailed"
 HOOK_BLOCKING_REASON = "LifecycleHookBlocking"
 CONTROL_PLANE_UPGRADE_PENDING_REASON = "ControlPlaneUpgradePending"
 MACHINE_DEPLOYMENTS_UPGRADE_PENDING_REASON = "MachineDeploymentsUpgradePending"
 RECONCILE_SUCCEEDED_REASON = "ReconcileSucceeded"
-PAUSED_BY_SPEC_MESSAGE = "Cluster spec.paused is set to true"
 PAUSED_BY_ANNOTATION_MESSAGE = "Cluster has the cluster.x-k8s.io/paused annotation"
 HOOK_BLOCKING = 'hook "{hook}" is blocking: {message}'
 HOOK_BLOCKING_NO_MESSAGE = 'hook "{hook}" is blocking'
@@ -47,7 +38,6 @@ CONTROL_PLANE_UPGRADING_SUFFIX = " Control plane is upgrading to version {versio
 MACHINE_DEPLOYMENTS_UPGRADING_SUFFIX = " MachineDeployment(s) {names} are upgrading"
 
 # The Cluster condition the core Cluster controller sets once the control plane is initialized.
-CONTROL_PLANE_INITIALIZED = "ControlPlaneInitialized"
 
 # Error texts.
 CLUSTER_CLASS_NOT_FOUND = "failed to retrieve ClusterClass {namespace}/{name}: {error}"

@@ -36,17 +36,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from controllers.machine import conditions as cond
-from controllers.machine.api import (
-    API_VERSION,
-    CLUSTER_KIND,
-    CLUSTER_NAME_LABEL,
-    KUBEADM_CONTROL_PLANE_API_VERSION,
-    KUBEADM_CONTROL_PLANE_KIND,
-    MACHINE_DEPLOYMENT_KIND,
-    MACHINE_KIND,
-    PAUSED_ANNOTATION,
-    meta,
-)
+from controllers.machine.api import PAUSED_ANNOTATION, meta
 from controllers.runtime.api import (
     AFTER_CLUSTER_UPGRADE,
     AFTER_CONTROL_PLANE_INITIALIZED,
@@ -66,33 +56,43 @@ from controllers.topology.api import (
     CLUSTER_CLASS_KIND,
     CLUSTER_CLASS_NOT_FOUND,
     CLUSTER_TOPOLOGY_OWNED_LABEL,
-    CONTROL_PLANE_INITIALIZED,
     CONTROL_PLANE_PROVISIONING_SUFFIX,
     CONTROL_PLANE_UPGRADE_ON_HOLD,
     CONTROL_PLANE_UPGRADE_PENDING_REASON,
     CONTROL_PLANE_UPGRADING_SUFFIX,
-    DELETED_V1BETA1_REASON,
     DELETING_MESSAGE,
-    DELETING_REASON,
-    FAKE_CLUSTER_KIND,
     HOOK_BLOCKING,
     HOOK_BLOCKING_NO_MESSAGE,
     HOOK_BLOCKING_REASON,
-    INFRA_API_VERSION,
-    MACHINE_DEPLOYMENT_NAME_LABEL,
     MACHINE_DEPLOYMENTS_UPGRADE_ON_HOLD,
     MACHINE_DEPLOYMENTS_UPGRADE_PENDING_REASON,
     MACHINE_DEPLOYMENTS_UPGRADING_SUFFIX,
     PAUSED_BY_ANNOTATION_MESSAGE,
-    PAUSED_BY_SPEC_MESSAGE,
-    PAUSED_REASON,
     PROGRESS_REQUEUE_SECONDS,
     RECONCILE_FAILED_REASON,
-    RECONCILE_FAILED_V1BETA1_REASON,
     RECONCILE_SUCCEEDED_REASON,
-    TOPOLOGY_RECONCILED,
 )
 from harness.client import MERGE, ApiError, Client, Controller, Request, Result, find_in
+from harness.kube.names.capi import (
+    CLUSTER_API_VERSION,
+    CLUSTER_KIND,
+    CLUSTER_NAME_LABEL,
+    CONTROL_PLANE_API_VERSION,
+    CONTROL_PLANE_INITIALIZED,
+    DELETED_REASON,
+    DELETING_REASON,
+    FAKE_CLUSTER_KIND,
+    INFRASTRUCTURE_API_VERSION,
+    KUBEADM_CONTROL_PLANE_KIND,
+    MACHINE_DEPLOYMENT_KIND,
+    MACHINE_DEPLOYMENT_NAME_LABEL,
+    MACHINE_KIND,
+    PAUSED_BY_SPEC_MESSAGE,
+    PAUSED_REASON,
+    TOPOLOGY_RECONCILE_FAILED_REASON,
+    TOPOLOGY_RECONCILED,
+)
+from harness.kube.names.core import CONDITION_FALSE, CONDITION_TRUE
 
 
 class TopologyError(Exception):
@@ -147,7 +147,7 @@ def _condition_true(obj: dict[str, Any], condition_type: str) -> bool:
     if cond.is_true(obj, condition_type):
         return True
     found = cond.get_v1beta2(obj, condition_type)
-    return found is not None and found.get("status") == cond.TRUE
+    return found is not None and found.get("status") == CONDITION_TRUE
 
 
 class TopologyController(Controller):
@@ -161,12 +161,12 @@ class TopologyController(Controller):
         self.runtime = RuntimeClient(client)
 
     def setup(self) -> None:
-        self.watch(self.client, API_VERSION, CLUSTER_KIND)
-        self.watch(self.client, KUBEADM_CONTROL_PLANE_API_VERSION, KUBEADM_CONTROL_PLANE_KIND, self._to_cluster)
-        self.watch(self.client, INFRA_API_VERSION, FAKE_CLUSTER_KIND, self._to_cluster)
-        self.watch(self.client, API_VERSION, MACHINE_DEPLOYMENT_KIND, self._to_cluster)
-        self.watch(self.client, API_VERSION, MACHINE_KIND, self._to_cluster)
-        self.watch(self.client, API_VERSION, CLUSTER_CLASS_KIND, self._class_to_clusters)
+        self.watch(self.client, CLUSTER_API_VERSION, CLUSTER_KIND)
+        self.watch(self.client, CONTROL_PLANE_API_VERSION, KUBEADM_CONTROL_PLANE_KIND, self._to_cluster)
+        self.watch(self.client, INFRASTRUCTURE_API_VERSION, FAKE_CLUSTER_KIND, self._to_cluster)
+        self.watch(self.client, CLUSTER_API_VERSION, MACHINE_DEPLOYMENT_KIND, self._to_cluster)
+        self.watch(self.client, CLUSTER_API_VERSION, MACHINE_KIND, self._to_cluster)
+        self.watch(self.client, CLUSTER_API_VERSION, CLUSTER_CLASS_KIND, self._class_to_clusters)
 
     @staticmethod
     def _to_cluster(_event: str, obj: dict[str, Any]) -> Iterable[Request]:
@@ -177,7 +177,7 @@ class TopologyController(Controller):
     def _class_to_clusters(self, _event: str, cluster_class: dict[str, Any]) -> Iterable[Request]:
         namespace = str(meta(cluster_class).get("namespace") or "")
         try:
-            clusters = self.client.list(API_VERSION, CLUSTER_KIND, namespace)["items"]
+            clusters = self.client.list(CLUSTER_API_VERSION, CLUSTER_KIND, namespace)["items"]
         except (ApiError, ConnectionError):
             return ()
         return [Request(namespace, meta(c)["name"]) for c in clusters
@@ -186,7 +186,7 @@ class TopologyController(Controller):
     # -- reconcile ---------------------------------------------------------------------------------
 
     def reconcile(self, request: Request) -> Result | None:
-        cluster = find_in(self.client, API_VERSION, CLUSTER_KIND, request.name, request.namespace)
+        cluster = find_in(self.client, CLUSTER_API_VERSION, CLUSTER_KIND, request.name, request.namespace)
         if cluster is None or not _topology(cluster):
             return None
         scope = Scope(cluster)
@@ -209,7 +209,7 @@ class TopologyController(Controller):
         return result
 
     def _call(self, scope: Scope, hook: str, **fields: Any) -> dict[str, Any]:
-        request = {"cluster": clean_cluster({**scope.cluster, "apiVersion": API_VERSION, "kind": CLUSTER_KIND}),
+        request = {"cluster": clean_cluster({**scope.cluster, "apiVersion": CLUSTER_API_VERSION, "kind": CLUSTER_KIND}),
                    **fields}
         response = self.runtime.call_all(hook, scope.cluster, request)
         scope.responses[hook] = response
@@ -230,7 +230,7 @@ class TopologyController(Controller):
         namespace = meta(cluster)["namespace"]
         class_name = str(_topology(cluster).get("class", ""))
         try:
-            cluster_class = self.client.get(API_VERSION, CLUSTER_CLASS_KIND, class_name, namespace)
+            cluster_class = self.client.get(CLUSTER_API_VERSION, CLUSTER_CLASS_KIND, class_name, namespace)
         except ApiError as err:
             raise TopologyError(CLUSTER_CLASS_NOT_FOUND.format(namespace=namespace, name=class_name,
                                                                error=err)) from None
@@ -244,7 +244,7 @@ class TopologyController(Controller):
             response = self._call(scope, BEFORE_CLUSTER_CREATE)
             if int(response.get("retryAfterSeconds") or 0):
                 return Result(requeue_after=float(response["retryAfterSeconds"]))
-        scope.cp = find_in(self.client, KUBEADM_CONTROL_PLANE_API_VERSION, KUBEADM_CONTROL_PLANE_KIND,
+        scope.cp = find_in(self.client, CONTROL_PLANE_API_VERSION, KUBEADM_CONTROL_PLANE_KIND,
                            meta(cluster)["name"], namespace) if not creating else None
         current_mds = self._current_machine_deployments(cluster)
         self._track_machine_deployments(scope, current_mds)
@@ -320,7 +320,7 @@ class TopologyController(Controller):
 
     def _current_machine_deployments(self, cluster: dict[str, Any]) -> dict[str, dict[str, Any]]:
         selector = f"{CLUSTER_NAME_LABEL}={meta(cluster)['name']},{CLUSTER_TOPOLOGY_OWNED_LABEL}"
-        items = self.client.list(API_VERSION, MACHINE_DEPLOYMENT_KIND, meta(cluster)["namespace"],
+        items = self.client.list(CLUSTER_API_VERSION, MACHINE_DEPLOYMENT_KIND, meta(cluster)["namespace"],
                                  label_selector=selector)["items"]
         return {meta(md)["name"]: md for md in items}
 
@@ -329,7 +329,7 @@ class TopologyController(Controller):
         if not current:
             return
         namespace = meta(scope.cluster)["namespace"]
-        machines = self.client.list(API_VERSION, MACHINE_KIND, namespace,
+        machines = self.client.list(CLUSTER_API_VERSION, MACHINE_KIND, namespace,
                                     label_selector=f"{CLUSTER_NAME_LABEL}={meta(scope.cluster)['name']}")["items"]
         for name, md in sorted(current.items()):
             version = (((md.get("spec") or {}).get("template") or {}).get("spec") or {}).get("version")
@@ -403,9 +403,9 @@ class TopologyController(Controller):
         cluster = scope.cluster
         name = meta(cluster)["name"]
         spec = cluster.get("spec") or {}
-        wanted_infra = {"apiVersion": INFRA_API_VERSION, "kind": FAKE_CLUSTER_KIND, "name": name,
+        wanted_infra = {"apiVersion": INFRASTRUCTURE_API_VERSION, "kind": FAKE_CLUSTER_KIND, "name": name,
                         "namespace": meta(cluster)["namespace"]}
-        wanted_cp = {"apiVersion": KUBEADM_CONTROL_PLANE_API_VERSION, "kind": KUBEADM_CONTROL_PLANE_KIND,
+        wanted_cp = {"apiVersion": CONTROL_PLANE_API_VERSION, "kind": KUBEADM_CONTROL_PLANE_KIND,
                      "name": name, "namespace": meta(cluster)["namespace"]}
         labels = meta(cluster).get("labels") or {}
         patch: dict[str, Any] = {}
@@ -415,8 +415,9 @@ class TopologyController(Controller):
         if labels.get(CLUSTER_NAME_LABEL) != name or CLUSTER_TOPOLOGY_OWNED_LABEL not in labels:
             patch["metadata"] = {"labels": {CLUSTER_NAME_LABEL: name, CLUSTER_TOPOLOGY_OWNED_LABEL: ""}}
         if patch:
-            written = self.client.patch(API_VERSION, CLUSTER_KIND, name, patch, namespace=meta(cluster)["namespace"],
-                                        patch_type=MERGE)
+            written = self.client.patch(
+                CLUSTER_API_VERSION, CLUSTER_KIND, name, patch, namespace=meta(cluster)["namespace"], patch_type=MERGE
+            )
             cluster["metadata"] = written["metadata"]
             cluster["spec"] = written["spec"]
 
@@ -426,7 +427,7 @@ class TopologyController(Controller):
                          error: Exception | None = None) -> None:
         """Set TopologyReconciled on a fresh copy of the Cluster and write it (one retry on a conflict)."""
         for attempt in range(2):
-            cluster = find_in(self.client, API_VERSION, CLUSTER_KIND, meta(scope.cluster)["name"],
+            cluster = find_in(self.client, CLUSTER_API_VERSION, CLUSTER_KIND, meta(scope.cluster)["name"],
                               meta(scope.cluster)["namespace"])
             if cluster is None:
                 return
@@ -450,15 +451,15 @@ class TopologyController(Controller):
 
         def false(v1beta1_reason: str, severity: str, v1beta1_message: str, reason: str, message: str) -> None:
             cond.mark_false(cluster, TOPOLOGY_RECONCILED, v1beta1_reason, severity, v1beta1_message, now)
-            cond.set_v1beta2(cluster, TOPOLOGY_RECONCILED, cond.FALSE, reason, message, now)
+            cond.set_v1beta2(cluster, TOPOLOGY_RECONCILED, CONDITION_FALSE, reason, message, now)
 
         if paused_messages:
             text = ", ".join(paused_messages)
             false(PAUSED_REASON, cond.SEVERITY_INFO, text, PAUSED_REASON, text)
         elif meta(cluster).get("deletionTimestamp"):
-            false(DELETED_V1BETA1_REASON, cond.SEVERITY_INFO, "", DELETING_REASON, DELETING_MESSAGE)
+            false(DELETED_REASON, cond.SEVERITY_INFO, "", DELETING_REASON, DELETING_MESSAGE)
         elif error is not None:
-            false(RECONCILE_FAILED_V1BETA1_REASON, cond.SEVERITY_ERROR, str(error), RECONCILE_FAILED_REASON,
+            false(TOPOLOGY_RECONCILE_FAILED_REASON, cond.SEVERITY_ERROR, str(error), RECONCILE_FAILED_REASON,
                   str(error))
         elif scope.blocking():
             text = "; ".join(HOOK_BLOCKING.format(hook=hook, message=message) if message
@@ -482,7 +483,7 @@ class TopologyController(Controller):
             false(reason, cond.SEVERITY_INFO, text, reason, text)
         else:
             cond.mark_true(cluster, TOPOLOGY_RECONCILED, now)
-            cond.set_v1beta2(cluster, TOPOLOGY_RECONCILED, cond.TRUE, RECONCILE_SUCCEEDED_REASON, "", now)
+            cond.set_v1beta2(cluster, TOPOLOGY_RECONCILED, CONDITION_TRUE, RECONCILE_SUCCEEDED_REASON, "", now)
 
 
 def _merge_diff(current: dict[str, Any], wanted: dict[str, Any]) -> dict[str, Any]:

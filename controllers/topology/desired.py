@@ -21,22 +21,19 @@ import copy
 from dataclasses import dataclass, field
 from typing import Any
 
-from controllers.machine.api import (
-    API_VERSION,
+from controllers.machine.api import meta
+from controllers.topology.api import CLUSTER_TOPOLOGY_OWNED_LABEL, DEPLOYMENT_TOPOLOGY_NAME_LABEL
+from harness.client import Client
+from harness.kube.names.capi import (
+    CLUSTER_API_VERSION,
     CLUSTER_NAME_LABEL,
-    KUBEADM_CONTROL_PLANE_API_VERSION,
+    CONTROL_PLANE_API_VERSION,
+    FAKE_CLUSTER_KIND,
+    INFRASTRUCTURE_API_VERSION,
     KUBEADM_CONTROL_PLANE_KIND,
     MACHINE_DEPLOYMENT_KIND,
-    meta,
-)
-from controllers.topology.api import (
-    CLUSTER_TOPOLOGY_OWNED_LABEL,
-    DEPLOYMENT_TOPOLOGY_NAME_LABEL,
-    FAKE_CLUSTER_KIND,
-    INFRA_API_VERSION,
     MACHINE_DEPLOYMENT_NAME_LABEL,
 )
-from harness.client import Client
 
 DEFAULT_CONTROL_PLANE_REPLICAS = 1
 DEFAULT_WORKER_REPLICAS = 1
@@ -80,7 +77,12 @@ def read_blueprint(client: Client, cluster_class: dict[str, Any]) -> Blueprint:
 
 def owner_ref(cluster: dict[str, Any]) -> dict[str, Any]:
     """The owner reference to the Cluster the topology objects carry."""
-    return {"apiVersion": API_VERSION, "kind": "Cluster", "name": meta(cluster)["name"], "uid": meta(cluster)["uid"]}
+    return {
+        "apiVersion": CLUSTER_API_VERSION,
+        "kind": "Cluster",
+        "name": meta(cluster)["name"],
+        "uid": meta(cluster)["uid"],
+    }
 
 
 def _labels(cluster: dict[str, Any]) -> dict[str, str]:
@@ -90,7 +92,7 @@ def _labels(cluster: dict[str, Any]) -> dict[str, str]:
 def infrastructure_cluster(cluster: dict[str, Any], blueprint: Blueprint) -> dict[str, Any]:
     """The FakeCluster."""
     template = ((blueprint.infrastructure_template.get("spec") or {}).get("template") or {})
-    return {"apiVersion": INFRA_API_VERSION, "kind": FAKE_CLUSTER_KIND,
+    return {"apiVersion": INFRASTRUCTURE_API_VERSION, "kind": FAKE_CLUSTER_KIND,
             "metadata": {"name": meta(cluster)["name"], "namespace": meta(cluster)["namespace"],
                          "labels": {**((template.get("metadata") or {}).get("labels") or {}), **_labels(cluster)},
                          "annotations": dict((template.get("metadata") or {}).get("annotations") or {}),
@@ -111,7 +113,7 @@ def control_plane(cluster: dict[str, Any], blueprint: Blueprint, version: str) -
                      "name": machine_ref.get("name"),
                      "namespace": machine_ref.get("namespace") or meta(cluster)["namespace"]}}})
     spec.setdefault("kubeadmConfigSpec", {})
-    return {"apiVersion": KUBEADM_CONTROL_PLANE_API_VERSION, "kind": KUBEADM_CONTROL_PLANE_KIND,
+    return {"apiVersion": CONTROL_PLANE_API_VERSION, "kind": KUBEADM_CONTROL_PLANE_KIND,
             "metadata": {"name": meta(cluster)["name"], "namespace": meta(cluster)["namespace"],
                          "labels": _labels(cluster), "ownerReferences": [owner_ref(cluster)]},
             "spec": spec}
@@ -142,7 +144,7 @@ def machine_deployments(cluster: dict[str, Any], blueprint: Blueprint) -> list[t
         bootstrap, infra = _ref(template, ("bootstrap", "ref")), _ref(template, ("infrastructure", "ref"))
         namespace = meta(cluster)["namespace"]
         out.append((str(entry.get("name", "")), {
-            "apiVersion": API_VERSION, "kind": MACHINE_DEPLOYMENT_KIND,
+            "apiVersion": CLUSTER_API_VERSION, "kind": MACHINE_DEPLOYMENT_KIND,
             "metadata": {"name": name, "namespace": namespace, "labels": labels,
                          **({"annotations": extra_annotations} if extra_annotations else {}),
                          "ownerReferences": [owner_ref(cluster)]},

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from controllers.machine.api import API_VERSION, CLUSTER_KIND
-from controllers.runtime.api import OK_TO_DELETE_ANNOTATION, PENDING_HOOKS_ANNOTATION
+from controllers.runtime.api import PENDING_HOOKS_ANNOTATION
 from harness.client import MERGE, Client
+from harness.kube.names.capi import CLUSTER_API_VERSION, CLUSTER_KIND
+from harness.kube.names.runtime_sdk import OK_TO_DELETE_ANNOTATION
 
 
 def _annotations(cluster: dict[str, Any]) -> dict[str, str]:
@@ -32,7 +33,7 @@ def _write(client: Client, cluster: dict[str, Any], hooks: set[str]) -> None:
     if value == _annotations(cluster).get(PENDING_HOOKS_ANNOTATION):
         return
     meta = cluster["metadata"]
-    written = client.patch(API_VERSION, CLUSTER_KIND, meta["name"],
+    written = client.patch(CLUSTER_API_VERSION, CLUSTER_KIND, meta["name"],
                            {"metadata": {"annotations": {PENDING_HOOKS_ANNOTATION: value}}},
                            namespace=meta.get("namespace"), patch_type=MERGE)
     # Keep the caller's copy in step with what was written.
@@ -58,6 +59,6 @@ def is_ok_to_delete(cluster: dict[str, Any]) -> bool:
 def mark_ok_to_delete(client: Client, cluster: dict[str, Any]) -> None:
     """``hooks.MarkAsOkToDelete``: set ``runtime.cluster.x-k8s.io/ok-to-delete: ""``."""
     meta = cluster["metadata"]
-    client.patch(API_VERSION, CLUSTER_KIND, meta["name"],
+    client.patch(CLUSTER_API_VERSION, CLUSTER_KIND, meta["name"],
                  {"metadata": {"annotations": {OK_TO_DELETE_ANNOTATION: ""}}},
                  namespace=meta.get("namespace"), patch_type=MERGE)

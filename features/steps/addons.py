@@ -37,27 +37,22 @@ from controllers.addons.api import (
     SVELTOS_CLUSTER_KIND,
 )
 from controllers.runtime.api import API_VERSION as RUNTIME_API_VERSION
-from controllers.runtime.api import (
-    BEFORE_CLUSTER_DELETE,
-    CATALOG,
-    EXTENSION_CONFIG_KIND,
-    HOOKS_API_VERSION,
-    OK_TO_DELETE_ANNOTATION,
-    hook_path,
-)
+from controllers.runtime.api import BEFORE_CLUSTER_DELETE, CATALOG, EXTENSION_CONFIG_KIND, HOOKS_API_VERSION, hook_path
 from features.steps.context import ScenarioContext, labels_of, sentence
 from features.steps.runtime import cluster_object, ensure_cluster_class
 from harness.client import MERGE, ApiError, Client, find_in
+from harness.kube.names.capi import CLUSTER_API_VERSION, CONTROL_PLANE_API_VERSION, INFRASTRUCTURE_API_VERSION
+from harness.kube.names.core import DEFAULT_NAMESPACE, KUBERNETES_VERSION
+from harness.kube.names.knobs import WORKLOAD_UNREACHABLE_ANNOTATION
+from harness.kube.names.runtime_sdk import OK_TO_DELETE_ANNOTATION
 
-CAPI = "cluster.x-k8s.io/v1beta1"
-INFRA = "infrastructure.cluster.x-k8s.io/v1beta1"
-CONTROL_PLANE = "controlplane.cluster.x-k8s.io/v1beta1"
-NAMESPACE = "default"
-VERSION = "v1.32.0"
 SETUP_SECONDS = 600.0
 DEPLOY_SECONDS = 120.0
-UNREACHABLE_ANNOTATION = "harness.test/workload-unreachable"
-KINDS = {"Cluster": CAPI, SVELTOS_CLUSTER_KIND: LIB_API_VERSION, CLUSTER_SUMMARY_KIND: CONFIG_API_VERSION}
+KINDS = {
+    "Cluster": CLUSTER_API_VERSION,
+    SVELTOS_CLUSTER_KIND: LIB_API_VERSION,
+    CLUSTER_SUMMARY_KIND: CONFIG_API_VERSION,
+}
 # The manifests column (see the module docstring).
 VALID = "valid"
 MISSING = "missing"
@@ -80,7 +75,7 @@ def _await(ctx: ScenarioContext, what: str, check: Any, seconds: float = SETUP_S
 
 def _split(ref: str) -> tuple[str, str]:
     namespace, _, name = ref.rpartition("/")
-    return namespace or NAMESPACE, name
+    return namespace or DEFAULT_NAMESPACE, name
 
 
 def _workload(ctx: ScenarioContext, cluster: str) -> Client:
@@ -90,7 +85,7 @@ def _workload(ctx: ScenarioContext, cluster: str) -> Client:
 
 def _addon_present(ctx: ScenarioContext, cluster: str, profile: str) -> bool:
     try:
-        return find_in(_workload(ctx, cluster), "v1", "ConfigMap", f"{profile}-addon", NAMESPACE) is not None
+        return find_in(_workload(ctx, cluster), "v1", "ConfigMap", f"{profile}-addon", DEFAULT_NAMESPACE) is not None
     except (ConnectionError, ApiError):
         return False
 
@@ -117,7 +112,7 @@ def _reachable(ctx: ScenarioContext, cluster: str) -> bool:
 def _await_cluster(ctx: ScenarioContext, ref: str) -> None:
     namespace, name = _split(ref)
     _await(ctx, f"the control plane of {ref} initialized",
-           lambda: _initialized(find_in(ctx.client, CAPI, "Cluster", name, namespace)))
+           lambda: _initialized(find_in(ctx.client, CLUSTER_API_VERSION, "Cluster", name, namespace)))
     _await(ctx, f"the workload cluster of {ref}", lambda: _reachable(ctx, ref))
 
 
@@ -127,13 +122,21 @@ def _summary(ctx: ScenarioContext, ref: str) -> dict[str, Any] | None:
 
 
 def _profile(name: str, row: dict[str, str]) -> dict[str, Any]:
-    spec: dict[str, Any] = {"policyRefs": [{"kind": "ConfigMap", "namespace": NAMESPACE, "name": f"{name}-manifests"}]}
+    spec: dict[str, Any] = {
+        "policyRefs": [{"kind": "ConfigMap", "namespace": DEFAULT_NAMESPACE, "name": f"{name}-manifests"}]
+    }
     clusters = row.get("clusters", "").strip()
     if clusters.startswith(("Cluster ", f"{SVELTOS_CLUSTER_KIND} ")):
         kind, _, ref = clusters.partition(" ")
         namespace, cluster = _split(ref.strip())
-        spec["clusterRefs"] = [{"apiVersion": CAPI if kind == "Cluster" else LIB_API_VERSION, "kind": kind,
-                                "namespace": namespace, "name": cluster}]
+        spec["clusterRefs"] = [
+            {
+                "apiVersion": CLUSTER_API_VERSION if kind == "Cluster" else LIB_API_VERSION,
+                "kind": kind,
+                "namespace": namespace,
+                "name": cluster,
+            }
+        ]
     elif clusters:
         spec["clusterSelector"] = {"matchLabels": labels_of(clusters)}
     for column, field_name in (("deletion", "clusterDeletionBehavior"), ("stop matching", "stopMatchingBehavior")):
@@ -146,7 +149,7 @@ def _profile(name: str, row: dict[str, str]) -> dict[str, Any]:
 
 def _manifest(name: str) -> str:
     return yaml.safe_dump({"apiVersion": "v1", "kind": "ConfigMap",
-                           "metadata": {"name": name, "namespace": NAMESPACE}, "data": {"addon": name}})
+                           "metadata": {"name": name, "namespace": DEFAULT_NAMESPACE}, "data": {"addon": name}})
 
 
 def _holder(name: str, manifests: str = VALID) -> dict[str, Any] | None:
@@ -160,13 +163,17 @@ def _holder(name: str, manifests: str = VALID) -> dict[str, Any] | None:
         data["addon.yaml"] = BROKEN_MANIFEST.format(name=f"{name}-addon")
     elif manifests == ONE_OF_TWO_UNPARSABLE:
         data["extra.yaml"] = BROKEN_MANIFEST.format(name=f"{name}-addon-2")
-    return {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": f"{name}-manifests", "namespace": NAMESPACE},
-            "data": data}
+    return {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": {"name": f"{name}-manifests", "namespace": DEFAULT_NAMESPACE},
+        "data": data,
+    }
 
 
 def _put_holder(ctx: ScenarioContext, holder: dict[str, Any]) -> dict[str, Any]:
     """Create or replace a ConfigMap of manifests."""
-    current = find_in(ctx.client, "v1", "ConfigMap", holder["metadata"]["name"], NAMESPACE)
+    current = find_in(ctx.client, "v1", "ConfigMap", holder["metadata"]["name"], DEFAULT_NAMESPACE)
     if current is None:
         return ctx.client.create(holder)
     return ctx.client.update({**holder, "metadata": {**holder["metadata"],
@@ -224,7 +231,7 @@ def given_class_cluster(ctx: ScenarioContext, ref: str, labels: str) -> None:
     _register(ctx)
     namespace, name = _split(ref)
     ensure_cluster_class(ctx, namespace)
-    cluster = cluster_object(ref, VERSION)
+    cluster = cluster_object(ref, KUBERNETES_VERSION)
     cluster["metadata"]["labels"] = labels_of(labels)
     ctx.setup(lambda: ctx.client.create(cluster))
     _await_cluster(ctx, ref)
@@ -236,19 +243,55 @@ def given_plain_cluster(ctx: ScenarioContext, ref: str, labels: str) -> None:
     namespace, name = _split(ref)
     template = f"{name}-control-plane"
     objects = [
-        {"apiVersion": INFRA, "kind": "FakeMachineTemplate", "metadata": {"name": template, "namespace": namespace},
-         "spec": {"template": {"spec": {}}}},
-        {"apiVersion": INFRA, "kind": "FakeCluster", "metadata": {"name": name, "namespace": namespace}, "spec": {}},
-        {"apiVersion": CONTROL_PLANE, "kind": "KubeadmControlPlane", "metadata": {"name": name, "namespace": namespace},
-         "spec": {"replicas": 1, "version": VERSION, "kubeadmConfigSpec": {},
-                  "machineTemplate": {"infrastructureRef": {"apiVersion": INFRA, "kind": "FakeMachineTemplate",
-                                                            "name": template, "namespace": namespace}}}},
-        {"apiVersion": CAPI, "kind": "Cluster",
-         "metadata": {"name": name, "namespace": namespace, "labels": labels_of(labels)},
-         "spec": {"infrastructureRef": {"apiVersion": INFRA, "kind": "FakeCluster", "name": name,
-                                        "namespace": namespace},
-                  "controlPlaneRef": {"apiVersion": CONTROL_PLANE, "kind": "KubeadmControlPlane", "name": name,
-                                      "namespace": namespace}}},
+        {
+            "apiVersion": INFRASTRUCTURE_API_VERSION,
+            "kind": "FakeMachineTemplate",
+            "metadata": {"name": template, "namespace": namespace},
+            "spec": {"template": {"spec": {}}},
+        },
+        {
+            "apiVersion": INFRASTRUCTURE_API_VERSION,
+            "kind": "FakeCluster",
+            "metadata": {"name": name, "namespace": namespace},
+            "spec": {},
+        },
+        {
+            "apiVersion": CONTROL_PLANE_API_VERSION,
+            "kind": "KubeadmControlPlane",
+            "metadata": {"name": name, "namespace": namespace},
+            "spec": {
+                "replicas": 1,
+                "version": KUBERNETES_VERSION,
+                "kubeadmConfigSpec": {},
+                "machineTemplate": {
+                    "infrastructureRef": {
+                        "apiVersion": INFRASTRUCTURE_API_VERSION,
+                        "kind": "FakeMachineTemplate",
+                        "name": template,
+                        "namespace": namespace,
+                    }
+                },
+            },
+        },
+        {
+            "apiVersion": CLUSTER_API_VERSION,
+            "kind": "Cluster",
+            "metadata": {"name": name, "namespace": namespace, "labels": labels_of(labels)},
+            "spec": {
+                "infrastructureRef": {
+                    "apiVersion": INFRASTRUCTURE_API_VERSION,
+                    "kind": "FakeCluster",
+                    "name": name,
+                    "namespace": namespace,
+                },
+                "controlPlaneRef": {
+                    "apiVersion": CONTROL_PLANE_API_VERSION,
+                    "kind": "KubeadmControlPlane",
+                    "name": name,
+                    "namespace": namespace,
+                },
+            },
+        },
     ]
     for obj in objects:
         ctx.setup(lambda obj=obj: ctx.client.create(obj))
@@ -298,8 +341,8 @@ def given_addons_deployed(ctx: ScenarioContext, profiles: str, cluster: str) -> 
 @given(sentence('the workload cluster of "{cluster:Q}" has become unreachable'))
 def given_unreachable(ctx: ScenarioContext, cluster: str) -> None:
     namespace, name = _split(cluster)
-    ctx.setup(lambda: ctx.client.patch(CAPI, "Cluster", name, {"metadata": {"annotations": {
-        UNREACHABLE_ANNOTATION: "true"}}}, namespace=namespace, patch_type=MERGE))
+    ctx.setup(lambda: ctx.client.patch(CLUSTER_API_VERSION, "Cluster", name, {"metadata": {"annotations": {
+        WORKLOAD_UNREACHABLE_ANNOTATION: "true"}}}, namespace=namespace, patch_type=MERGE))
     _await(ctx, f"the workload cluster of {cluster} unreachable", lambda: not _reachable(ctx, cluster), 60)
 
 
@@ -312,7 +355,7 @@ def when_profile_created(ctx: ScenarioContext, name: str, field_name: str, value
     profile = _profile(name, {"clusters": "env=prod"})
     profile["spec"][field_name] = _names(value) if field_name == "dependsOn" else value
     holder = _holder(name)
-    if holder is not None and find_in(ctx.client, "v1", "ConfigMap", f"{name}-manifests", NAMESPACE) is None:
+    if holder is not None and find_in(ctx.client, "v1", "ConfigMap", f"{name}-manifests", DEFAULT_NAMESPACE) is None:
         ctx.setup(lambda: ctx.client.create(holder))
     ctx.act(lambda: ctx.client.create(profile))
 
@@ -349,7 +392,7 @@ def when_profiles_created(ctx: ScenarioContext, datatable: list[list[str]]) -> N
 
 @when(sentence('the manifests of "{profile:Q}" are fixed'))
 def when_manifests_fixed(ctx: ScenarioContext, profile: str) -> None:
-    current = find_in(ctx.client, "v1", "ConfigMap", f"{profile}-manifests", NAMESPACE)
+    current = find_in(ctx.client, "v1", "ConfigMap", f"{profile}-manifests", DEFAULT_NAMESPACE)
     two = current is not None and "extra.yaml" in (current.get("data") or {})
     holder = _holder(profile, VALID)
     assert holder is not None
@@ -361,8 +404,8 @@ def when_manifests_fixed(ctx: ScenarioContext, profile: str) -> None:
 @when(sentence('the workload cluster of "{cluster:Q}" becomes reachable again'))
 def when_reachable_again(ctx: ScenarioContext, cluster: str) -> None:
     namespace, name = _split(cluster)
-    ctx.act(lambda: ctx.client.patch(CAPI, "Cluster", name, {"metadata": {"annotations": {
-        UNREACHABLE_ANNOTATION: None}}}, namespace=namespace, patch_type=MERGE))
+    ctx.act(lambda: ctx.client.patch(CLUSTER_API_VERSION, "Cluster", name, {"metadata": {"annotations": {
+        WORKLOAD_UNREACHABLE_ANNOTATION: None}}}, namespace=namespace, patch_type=MERGE))
 
 
 @when(sentence('the ClusterProfile "{name:Q}" is deleted from the management cluster'))
@@ -412,7 +455,7 @@ def then_cluster_held(ctx: ScenarioContext, seconds: int, ref: str) -> None:
     namespace, name = _split(ref)
 
     def released() -> bool:
-        cluster = find_in(ctx.client, CAPI, "Cluster", name, namespace)
+        cluster = find_in(ctx.client, CLUSTER_API_VERSION, "Cluster", name, namespace)
         return cluster is None or OK_TO_DELETE_ANNOTATION in (cluster["metadata"].get("annotations") or {})
 
     assert not ctx.wait_until(released, seconds), f"the Cluster {ref} was released within {seconds} s"
@@ -461,7 +504,9 @@ def then_workload_configmaps(ctx: ScenarioContext, seconds: int, cluster: str, n
     wanted = _names(names)
 
     def present() -> list[str]:
-        return [n for n in wanted if find_in(_workload(ctx, cluster), "v1", "ConfigMap", n, NAMESPACE) is not None]
+        return [
+            n for n in wanted if find_in(_workload(ctx, cluster), "v1", "ConfigMap", n, DEFAULT_NAMESPACE) is not None
+        ]
 
     assert ctx.wait_until(lambda: present() == wanted, seconds), f"only {present()} after {seconds} s"
 
@@ -518,7 +563,7 @@ def then_profile_stays(ctx: ScenarioContext, seconds: int, name: str) -> None:
 @then(sentence('the add-ons of "{profiles:Q}" in the workload cluster of "{cluster:Q}" carry no Sveltos marks'))
 def then_addons_unmarked(ctx: ScenarioContext, profiles: str, cluster: str) -> None:
     for profile in _names(profiles):
-        obj = find_in(_workload(ctx, cluster), "v1", "ConfigMap", f"{profile}-addon", NAMESPACE)
+        obj = find_in(_workload(ctx, cluster), "v1", "ConfigMap", f"{profile}-addon", DEFAULT_NAMESPACE)
         assert obj is not None, f"the add-on of {profile} is gone"
         meta = obj["metadata"]
         marks = [k for k in {**(meta.get("labels") or {}), **(meta.get("annotations") or {})}
@@ -543,8 +588,15 @@ def _ask_gate(ctx: ScenarioContext, cluster: str) -> dict[str, Any]:
     assert url.startswith("https://"), f"the gate is not served over HTTPS: {client_config}"
     trust = ssl.create_default_context(cadata=base64.b64decode(client_config["caBundle"]).decode())
     namespace, name = _split(cluster)
-    body = {"apiVersion": HOOKS_API_VERSION, "kind": CATALOG[BEFORE_CLUSTER_DELETE].request_kind,
-            "cluster": {"apiVersion": CAPI, "kind": "Cluster", "metadata": {"name": name, "namespace": namespace}}}
+    body = {
+        "apiVersion": HOOKS_API_VERSION,
+        "kind": CATALOG[BEFORE_CLUSTER_DELETE].request_kind,
+        "cluster": {
+            "apiVersion": CLUSTER_API_VERSION,
+            "kind": "Cluster",
+            "metadata": {"name": name, "namespace": namespace},
+        },
+    }
     with httpx.Client(verify=trust, timeout=10) as http:
         answer = http.post(url + hook_path(BEFORE_CLUSTER_DELETE, HANDLER_NAME), json=body)
     assert answer.status_code == 200, f"{answer.status_code}: {answer.text}"

@@ -19,16 +19,8 @@ from pytest_bdd import given, then, when
 
 from features.steps.context import ScenarioContext, sentence
 from features.steps.machines import (
-    BOOTSTRAP_API_VERSION,
-    CAPI_API_VERSION,
     CAPI_KINDS,
-    CLUSTER,
-    CONTROL_PLANE_API_VERSION,
     FAKE_MACHINE_TEMPLATE,
-    INFRA_API_VERSION,
-    KUBEADM_CONTROL_PLANE,
-    KUBERNETES_VERSION,
-    MACHINE,
     CapiScene,
     await_state,
     condition,
@@ -39,23 +31,33 @@ from features.steps.machines import (
     workload,
 )
 from harness.client import MERGE, ApiError, find_in
+from harness.kube.names.capi import (
+    BOOTSTRAP_API_VERSION,
+    CLUSTER_API_VERSION,
+    CLUSTER_KIND,
+    CLUSTERS_RESOURCE,
+    CONTROL_PLANE_API_VERSION,
+    CONTROL_PLANE_INITIALIZED,
+    FAKE_CLUSTER_KIND,
+    INFRASTRUCTURE_API_VERSION,
+    KUBEADM_CONTROL_PLANE_KIND,
+    MACHINE_DEPLOYMENT_KIND,
+    MACHINE_DEPLOYMENT_NAME_LABEL,
+    MACHINE_KIND,
+    MACHINE_SET_KIND,
+    MACHINE_SET_NAME_LABEL,
+)
+from harness.kube.names.core import KUBERNETES_VERSION
 
-MACHINE_DEPLOYMENT = "MachineDeployment"
-MACHINE_SET = "MachineSet"
-FAKE_CLUSTER = "FakeCluster"
 FAKE_BOOTSTRAP_CONFIG_TEMPLATE = "FakeBootstrapConfigTemplate"
 CLUSTER_KINDS = {
-    MACHINE_DEPLOYMENT: CAPI_API_VERSION,
-    MACHINE_SET: CAPI_API_VERSION,
-    FAKE_CLUSTER: INFRA_API_VERSION,
-    FAKE_MACHINE_TEMPLATE: INFRA_API_VERSION,
+    MACHINE_DEPLOYMENT_KIND: CLUSTER_API_VERSION,
+    MACHINE_SET_KIND: CLUSTER_API_VERSION,
+    FAKE_CLUSTER_KIND: INFRASTRUCTURE_API_VERSION,
+    FAKE_MACHINE_TEMPLATE: INFRASTRUCTURE_API_VERSION,
     FAKE_BOOTSTRAP_CONFIG_TEMPLATE: BOOTSTRAP_API_VERSION,
 }
-AUDIT_CLUSTERS = "clusters.cluster.x-k8s.io"
 
-MACHINE_DEPLOYMENT_NAME_LABEL = "cluster.x-k8s.io/deployment-name"
-MACHINE_SET_NAME_LABEL = "cluster.x-k8s.io/set-name"
-CONTROL_PLANE_INITIALIZED = "ControlPlaneInitialized"
 INITIALIZED = "Initialized"
 # A MachineSet's Machines in the order of their creation, named by role.
 ROLES = ("oldest", "middle", "newest")
@@ -95,21 +97,21 @@ def _ref(api_version: str, kind: str, name: str) -> dict[str, str]:
 
 def _create_templates(ctx: ScenarioContext, capi: CapiScene, name: str) -> dict[str, Any]:
     """A FakeMachineTemplate and a FakeBootstrapConfigTemplate named ``name``; the Machine template spec."""
-    for api_version, kind in ((INFRA_API_VERSION, FAKE_MACHINE_TEMPLATE),
+    for api_version, kind in ((INFRASTRUCTURE_API_VERSION, FAKE_MACHINE_TEMPLATE),
                               (BOOTSTRAP_API_VERSION, FAKE_BOOTSTRAP_CONFIG_TEMPLATE)):
         ctx.setup(lambda api_version=api_version, kind=kind: ctx.client.create({
             "apiVersion": api_version, "kind": kind, "metadata": {"name": name, "namespace": capi.namespace},
             "spec": {"template": {"spec": {}}}}))
     return {"clusterName": capi.cluster, "version": KUBERNETES_VERSION,
             "bootstrap": {"configRef": _ref(BOOTSTRAP_API_VERSION, FAKE_BOOTSTRAP_CONFIG_TEMPLATE, name)},
-            "infrastructureRef": _ref(INFRA_API_VERSION, FAKE_MACHINE_TEMPLATE, name)}
+            "infrastructureRef": _ref(INFRASTRUCTURE_API_VERSION, FAKE_MACHINE_TEMPLATE, name)}
 
 
 def _owned_machines(ctx: ScenarioContext, capi: CapiScene, kind: str, name: str) -> list[dict[str, Any]]:
     """The Machines a MachineDeployment or MachineSet made (by the label it gives them)."""
-    label = {MACHINE_DEPLOYMENT: MACHINE_DEPLOYMENT_NAME_LABEL, MACHINE_SET: MACHINE_SET_NAME_LABEL}.get(kind)
+    label = {MACHINE_DEPLOYMENT_KIND: MACHINE_DEPLOYMENT_NAME_LABEL, MACHINE_SET_KIND: MACHINE_SET_NAME_LABEL}.get(kind)
     assert label, f"Machines are made by a MachineDeployment or a MachineSet, not a {kind}"
-    return ctx.client.list(CAPI_API_VERSION, MACHINE, capi.namespace, label_selector=f"{label}={name}")["items"]
+    return ctx.client.list(CLUSTER_API_VERSION, MACHINE_KIND, capi.namespace, label_selector=f"{label}={name}")["items"]
 
 
 def _running_count(ctx: ScenarioContext, capi: CapiScene, kind: str, name: str) -> int:
@@ -138,7 +140,7 @@ def _deleted_machine(ctx: ScenarioContext, capi: CapiScene, kind: str, name: str
 
 
 def _scale(ctx: ScenarioContext, capi: CapiScene, kind: str, name: str, count: int) -> Any:
-    return ctx.client.patch(CAPI_API_VERSION, kind, name, {"spec": {"replicas": count}}, namespace=capi.namespace,
+    return ctx.client.patch(CLUSTER_API_VERSION, kind, name, {"spec": {"replicas": count}}, namespace=capi.namespace,
                             patch_type=MERGE)
 
 
@@ -152,23 +154,35 @@ def given_full_cluster(ctx: ScenarioContext, capi: CapiScene, name: str, infra: 
     capi.cluster = name
     namespace = capi.namespace
     template = f"{kcp}-template"
-    ctx.setup(lambda: ctx.client.create({"apiVersion": INFRA_API_VERSION, "kind": FAKE_MACHINE_TEMPLATE,
+    ctx.setup(lambda: ctx.client.create({"apiVersion": INFRASTRUCTURE_API_VERSION, "kind": FAKE_MACHINE_TEMPLATE,
                                          "metadata": {"name": template, "namespace": namespace},
                                          "spec": {"template": {"spec": {}}}}))
-    ctx.setup(lambda: ctx.client.create({"apiVersion": INFRA_API_VERSION, "kind": FAKE_CLUSTER,
+    ctx.setup(lambda: ctx.client.create({"apiVersion": INFRASTRUCTURE_API_VERSION, "kind": FAKE_CLUSTER_KIND,
                                          "metadata": {"name": infra, "namespace": namespace}, "spec": {}}))
+    ctx.setup(
+        lambda: ctx.client.create(
+            {
+                "apiVersion": CONTROL_PLANE_API_VERSION,
+                "kind": KUBEADM_CONTROL_PLANE_KIND,
+                "metadata": {"name": kcp, "namespace": namespace},
+                "spec": {
+                    "replicas": 1,
+                    "version": KUBERNETES_VERSION,
+                    "kubeadmConfigSpec": {},
+                    "machineTemplate": {
+                        "infrastructureRef": _ref(INFRASTRUCTURE_API_VERSION, FAKE_MACHINE_TEMPLATE, template)
+                    },
+                },
+            }
+        )
+    )
     ctx.setup(lambda: ctx.client.create({
-        "apiVersion": CONTROL_PLANE_API_VERSION, "kind": KUBEADM_CONTROL_PLANE,
-        "metadata": {"name": kcp, "namespace": namespace},
-        "spec": {"replicas": 1, "version": KUBERNETES_VERSION, "kubeadmConfigSpec": {},
-                 "machineTemplate": {"infrastructureRef": _ref(INFRA_API_VERSION, FAKE_MACHINE_TEMPLATE, template)}}}))
-    ctx.setup(lambda: ctx.client.create({
-        "apiVersion": CAPI_API_VERSION, "kind": CLUSTER, "metadata": {"name": name, "namespace": namespace},
-        "spec": {"infrastructureRef": _ref(INFRA_API_VERSION, FAKE_CLUSTER, infra),
-                 "controlPlaneRef": _ref(CONTROL_PLANE_API_VERSION, KUBEADM_CONTROL_PLANE, kcp)}}))
+        "apiVersion": CLUSTER_API_VERSION, "kind": CLUSTER_KIND, "metadata": {"name": name, "namespace": namespace},
+        "spec": {"infrastructureRef": _ref(INFRASTRUCTURE_API_VERSION, FAKE_CLUSTER_KIND, infra),
+                 "controlPlaneRef": _ref(CONTROL_PLANE_API_VERSION, KUBEADM_CONTROL_PLANE_KIND, kcp)}}))
 
     def control_plane_ready() -> bool:
-        cluster = find_in(ctx.client, CAPI_API_VERSION, CLUSTER, name, namespace)
+        cluster = find_in(ctx.client, CLUSTER_API_VERSION, CLUSTER_KIND, name, namespace)
         return bool(((cluster or {}).get("status") or {}).get("controlPlaneReady"))
 
     await_state(ctx, f"the control plane of the Cluster {name} ready", control_plane_ready, SETUP_SECONDS)
@@ -178,9 +192,16 @@ def given_full_cluster(ctx: ScenarioContext, capi: CapiScene, name: str, infra: 
 def given_topology_cluster(ctx: ScenarioContext, capi: CapiScene, name: str) -> None:
     _register_kinds(ctx)
     capi.cluster = name
-    ctx.setup(lambda: ctx.client.create({
-        "apiVersion": CAPI_API_VERSION, "kind": CLUSTER, "metadata": {"name": name, "namespace": capi.namespace},
-        "spec": {"topology": {"class": f"{name}-class", "version": KUBERNETES_VERSION}}}))
+    ctx.setup(
+        lambda: ctx.client.create(
+            {
+                "apiVersion": CLUSTER_API_VERSION,
+                "kind": CLUSTER_KIND,
+                "metadata": {"name": name, "namespace": capi.namespace},
+                "spec": {"topology": {"class": f"{name}-class", "version": KUBERNETES_VERSION}},
+            }
+        )
+    )
 
     def reachable() -> bool:
         try:
@@ -200,10 +221,10 @@ def _machine_deployment(ctx: ScenarioContext, capi: CapiScene, name: str, count:
     if annotations:
         template["metadata"] = {"annotations": annotations}
     ctx.setup(lambda: ctx.client.create({
-        "apiVersion": CAPI_API_VERSION, "kind": MACHINE_DEPLOYMENT,
+        "apiVersion": CLUSTER_API_VERSION, "kind": MACHINE_DEPLOYMENT_KIND,
         "metadata": {"name": name, "namespace": capi.namespace},
         "spec": {"clusterName": capi.cluster, "replicas": count, "selector": {}, "template": template}}))
-    _await_running(ctx, capi, MACHINE_DEPLOYMENT, name, count)
+    _await_running(ctx, capi, MACHINE_DEPLOYMENT_KIND, name, count)
 
 
 @given(sentence('a MachineDeployment "{name:Q}" of the Cluster with {count:Int} running Machines'))
@@ -230,16 +251,28 @@ def given_machine_set(ctx: ScenarioContext, capi: CapiScene, roles: MachineRoles
                       count: int) -> None:
     _register_kinds(ctx)
     template_spec = _create_templates(ctx, capi, name)
-    ctx.setup(lambda: ctx.client.create({
-        "apiVersion": CAPI_API_VERSION, "kind": MACHINE_SET, "metadata": {"name": name, "namespace": capi.namespace},
-        "spec": {"clusterName": capi.cluster, "replicas": 1, "deletePolicy": policy, "selector": {},
-                 "template": {"spec": template_spec}}}))
-    _await_running(ctx, capi, MACHINE_SET, name, 1)
+    ctx.setup(
+        lambda: ctx.client.create(
+            {
+                "apiVersion": CLUSTER_API_VERSION,
+                "kind": MACHINE_SET_KIND,
+                "metadata": {"name": name, "namespace": capi.namespace},
+                "spec": {
+                    "clusterName": capi.cluster,
+                    "replicas": 1,
+                    "deletePolicy": policy,
+                    "selector": {},
+                    "template": {"spec": template_spec},
+                },
+            }
+        )
+    )
+    _await_running(ctx, capi, MACHINE_SET_KIND, name, 1)
     for wanted in range(2, count + 1):
         ctx.scene.advance(MINUTE)
-        ctx.setup(lambda wanted=wanted: _scale(ctx, capi, MACHINE_SET, name, wanted))
-        _await_running(ctx, capi, MACHINE_SET, name, wanted)
-    machines = sorted(_owned_machines(ctx, capi, MACHINE_SET, name),
+        ctx.setup(lambda wanted=wanted: _scale(ctx, capi, MACHINE_SET_KIND, name, wanted))
+        _await_running(ctx, capi, MACHINE_SET_KIND, name, wanted)
+    machines = sorted(_owned_machines(ctx, capi, MACHINE_SET_KIND, name),
                       key=lambda m: (m["metadata"]["creationTimestamp"], m["metadata"]["name"]))
     roles.by_set[name] = [m["metadata"]["name"] for m in machines]
 
@@ -249,8 +282,16 @@ def given_role_annotated(ctx: ScenarioContext, capi: CapiScene, roles: MachineRo
                          annotation: str) -> None:
     key, value = parse_annotation(annotation)
     machine = roles.name(name, role)
-    ctx.setup(lambda: ctx.client.patch(CAPI_API_VERSION, MACHINE, machine, {"metadata": {"annotations": {key: value}}},
-                                       namespace=capi.namespace, patch_type=MERGE))
+    ctx.setup(
+        lambda: ctx.client.patch(
+            CLUSTER_API_VERSION,
+            MACHINE_KIND,
+            machine,
+            {"metadata": {"annotations": {key: value}}},
+            namespace=capi.namespace,
+            patch_type=MERGE,
+        )
+    )
 
 
 # -- When --------------------------------------------------------------------------------------------
@@ -268,7 +309,7 @@ def when_owner_removes_from_deleted(ctx: ScenarioContext, capi: CapiScene, owner
     machine = _deleted_machine(ctx, capi, kind, name)
     assert machine is not None, f"no Machine of the {kind} {name} is being deleted"
     client = ctx.scene.client(user=owner)
-    ctx.act(lambda: client.patch(CAPI_API_VERSION, MACHINE, machine["metadata"]["name"],
+    ctx.act(lambda: client.patch(CLUSTER_API_VERSION, MACHINE_KIND, machine["metadata"]["name"],
                                  {"metadata": {"annotations": {key: None}}}, namespace=capi.namespace,
                                  patch_type=MERGE))
 
@@ -280,7 +321,7 @@ def when_owner_removes_from_deleted(ctx: ScenarioContext, capi: CapiScene, owner
                'are not'))
 def then_role_deleted(ctx: ScenarioContext, capi: CapiScene, roles: MachineRoles, role: str, name: str) -> None:
     wanted = roles.name(name, role)
-    deleting = sorted(m["metadata"]["name"] for m in _owned_machines(ctx, capi, MACHINE_SET, name)
+    deleting = sorted(m["metadata"]["name"] for m in _owned_machines(ctx, capi, MACHINE_SET_KIND, name)
                       if m["metadata"].get("deletionTimestamp"))
     assert deleting == [wanted], (
         f"expected only the {role} Machine {wanted} of {roles.by_set.get(name)} marked for deletion, got {deleting}")
@@ -326,14 +367,14 @@ def then_running_machines(ctx: ScenarioContext, capi: CapiScene, seconds: int, k
 
 @then(sentence('the Cluster "{name:Q}" is deleting with reason "{reason:Q}"'))
 def then_cluster_deleting(ctx: ScenarioContext, capi: CapiScene, name: str, reason: str) -> None:
-    cluster = find_in(ctx.client, CAPI_API_VERSION, CLUSTER, name, capi.namespace)
+    cluster = find_in(ctx.client, CLUSTER_API_VERSION, CLUSTER_KIND, name, capi.namespace)
     assert deleting_reason(cluster) == reason, (
         f"the Cluster {name} is deleting with {condition(cluster, 'Deleting', v1beta2=True)}")
 
 
 @then(sentence('the Cluster "{name:Q}" reports its control plane initialized'))
 def then_control_plane_initialized(ctx: ScenarioContext, capi: CapiScene, name: str) -> None:
-    cluster = find_in(ctx.client, CAPI_API_VERSION, CLUSTER, name, capi.namespace)
+    cluster = find_in(ctx.client, CLUSTER_API_VERSION, CLUSTER_KIND, name, capi.namespace)
     v1beta1 = condition(cluster, CONTROL_PLANE_INITIALIZED)
     v1beta2 = condition(cluster, CONTROL_PLANE_INITIALIZED, v1beta2=True)
     assert v1beta1 is not None and v1beta1.get("status") == "True", f"v1beta1 {CONTROL_PLANE_INITIALIZED}: {v1beta1}"
@@ -342,7 +383,7 @@ def then_control_plane_initialized(ctx: ScenarioContext, capi: CapiScene, name: 
 
 
 def _annotated_seq(ctx: ScenarioContext, capi: CapiScene, name: str, key: str) -> int | None:
-    for record in ctx.scene.audit(resource=AUDIT_CLUSTERS, name=name, namespace=capi.namespace):
+    for record in ctx.scene.audit(resource=CLUSTERS_RESOURCE, name=name, namespace=capi.namespace):
         if key in (((record["new"] or {}).get("metadata") or {}).get("annotations") or {}):
             return int(record["seq"])
     return None
@@ -366,7 +407,7 @@ def then_never_annotated(ctx: ScenarioContext, capi: CapiScene, name: str, key: 
 
 @then(sentence('the Cluster "{name:Q}" never reported the deletion stage "{reason:Q}"'))
 def then_cluster_never_stage(ctx: ScenarioContext, capi: CapiScene, name: str, reason: str) -> None:
-    seen = [deleting_reason(r["new"]) for r in ctx.scene.audit(resource=AUDIT_CLUSTERS, name=name,
+    seen = [deleting_reason(r["new"]) for r in ctx.scene.audit(resource=CLUSTERS_RESOURCE, name=name,
                                                                namespace=capi.namespace)]
     assert reason not in seen, f"the Cluster {name} reported {reason!r}"
 

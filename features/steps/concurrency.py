@@ -9,12 +9,12 @@ from pytest_bdd import given, then, when
 
 from features.steps.context import ObjectRef, ScenarioContext, labels_of, sentence
 from features.steps.objects import minimal
+from harness.kube.names.apiextensions import APIEXTENSIONS_V1
 
 CONFLICT_PRECONDITION_MESSAGE = (
     'Operation cannot be fulfilled on {resource} "{name}": the ResourceVersion in the precondition ({read}) does not '
     "match the ResourceVersion in record ({current}). The object might have been modified"
 )
-CRD_API_VERSION = "apiextensions.k8s.io/v1"
 
 
 def _key(target: ObjectRef) -> tuple[str, str | None, str]:
@@ -52,7 +52,7 @@ def given_custom_kind(ctx: ScenarioContext, kind: str, api_version: str) -> None
     group, _, version = api_version.partition("/")
     plural = kind.lower() + "s"
     ctx.setup(lambda: ctx.client.create({
-        "apiVersion": CRD_API_VERSION, "kind": "CustomResourceDefinition",
+        "apiVersion": APIEXTENSIONS_V1, "kind": "CustomResourceDefinition",
         "metadata": {"name": f"{plural}.{group}"},
         "spec": {
             "group": group, "scope": "Namespaced",

@@ -17,6 +17,7 @@ import parse
 from pytest_bdd import parsers
 
 from harness.client import ApiError, Client, find_in
+from harness.kube.names.core import DEFAULT_NAMESPACE
 from harness.targets.chaos import transient
 from harness.world.scene import Scene
 
@@ -28,7 +29,6 @@ TYPES: dict[str, Callable[[str], Any]] = {
     "Int": parse.with_pattern(r"-?\d+")(lambda text: int(text)),
 }
 
-DEFAULT_NAMESPACE = "default"
 
 # The kinds sentences name, with the apiVersion a client uses for them.
 KINDS: dict[str, str] = {

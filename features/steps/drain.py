@@ -16,10 +16,6 @@ from pytest_bdd import given, then, when
 from features.steps.context import ScenarioContext, labels_of, sentence
 from features.steps.machines import (
     AUDIT_RESOURCES,
-    CAPI_API_VERSION,
-    DRAINING_SUCCEEDED,
-    MACHINE,
-    MACHINE_DRAIN_RULE,
     CapiScene,
     await_state,
     condition,
@@ -33,18 +29,13 @@ from features.steps.machines import (
 from features.steps.pdb import budget
 from features.steps.pods import pod_manifest
 from harness.client import MERGE, Client
+from harness.kube.names.apps import DAEMON_SET, REPLICA_SET, STATEFUL_SET
+from harness.kube.names.capi import CLUSTER_API_VERSION, DRAINING_SUCCEEDED, MACHINE_DRAIN_RULE_KIND, MACHINE_KIND
+from harness.kube.names.core import HOSTNAME_LABEL, NO_SCHEDULE, UNSCHEDULABLE_TAINT
+from harness.kube.names.knobs import EXIT_CODE_ANNOTATION, NODE_HEALTH_ANNOTATION, RUN_SECONDS_ANNOTATION
 
 # The kubelet simulator's knobs (harness/world/kubelet.py).
-NODE_HEALTH = "harness.test/node-health"
 UNREACHABLE = "Unknown"
-RUN_SECONDS = "harness.test/run-seconds"
-EXIT_CODE = "harness.test/exit-code"
-HOSTNAME_LABEL = "kubernetes.io/hostname"
-UNSCHEDULABLE_TAINT = "node.kubernetes.io/unschedulable"
-NO_SCHEDULE = "NoSchedule"
-DAEMON_SET = "DaemonSet"
-STATEFUL_SET = "StatefulSet"
-REPLICA_SET = "ReplicaSet"
 OWNER_KINDS = (DAEMON_SET, STATEFUL_SET)
 DELETED_OWNER = "(deleted)"
 PAUSE_IMAGE = "registry.k8s.io/pause:3.10"
@@ -106,7 +97,7 @@ def start_pod_on_node(ctx: ScenarioContext, capi: CapiScene, machine: str, ref: 
     annotations = dict(annotations or {})
     restart_policy = None
     if runs_for is not None:
-        annotations.update({RUN_SECONDS: f"{runs_for}s", EXIT_CODE: "0"})
+        annotations.update({RUN_SECONDS_ANNOTATION: f"{runs_for}s", EXIT_CODE_ANNOTATION: "0"})
         restart_policy = "Never"
     pod = pod_manifest(ctx, ref, labels=labels, node=node_of(capi, machine), grace=grace, annotations=annotations,
                        restart_policy=restart_policy)
@@ -291,8 +282,11 @@ def given_namespace_deleting(ctx: ScenarioContext, capi: CapiScene, name: str) -
 def given_node_unreachable(ctx: ScenarioContext, capi: CapiScene, machine: str) -> None:
     client = workload(ctx, capi)
     node = node_of(capi, machine)
-    ctx.setup(lambda: client.patch("v1", "Node", node, {"metadata": {"annotations": {NODE_HEALTH: UNREACHABLE}}},
-                                   patch_type=MERGE))
+    ctx.setup(
+        lambda: client.patch(
+            "v1", "Node", node, {"metadata": {"annotations": {NODE_HEALTH_ANNOTATION: UNREACHABLE}}}, patch_type=MERGE
+        )
+    )
 
     def unknown() -> bool:
         ready = condition(find_in(client, "v1", "Node", node, None), "Ready")
@@ -328,10 +322,10 @@ def given_drain_rules(ctx: ScenarioContext, capi: CapiScene, datatable: list[lis
     rules: dict[str, dict[str, Any]] = {}
     for cells in datatable[1:]:
         row = dict(zip(header, (cell.strip() for cell in cells)))
-        target = ctx.ref(MACHINE_DRAIN_RULE, row["rule"])
+        target = ctx.ref(MACHINE_DRAIN_RULE_KIND, row["rule"])
         key = f"{target.namespace}/{target.name}"
         rule = rules.setdefault(key, {
-            "apiVersion": CAPI_API_VERSION, "kind": MACHINE_DRAIN_RULE,
+            "apiVersion": CLUSTER_API_VERSION, "kind": MACHINE_DRAIN_RULE_KIND,
             "metadata": {"name": target.name, "namespace": target.namespace},
             "spec": {"drain": {"behavior": row["behavior"]}},
         })
@@ -390,9 +384,9 @@ def when_owner_drains(ctx: ScenarioContext, capi: CapiScene, owner: str, machine
 
 @when(sentence('a MachineDrainRule "{ref:Q}" with behavior {behavior:Word} and order {order:Int} is created'))
 def when_drain_rule_created(ctx: ScenarioContext, ref: str, behavior: str, order: int) -> None:
-    target = ctx.ref(MACHINE_DRAIN_RULE, ref)
+    target = ctx.ref(MACHINE_DRAIN_RULE_KIND, ref)
     ctx.act(lambda: ctx.client.create({
-        "apiVersion": CAPI_API_VERSION, "kind": MACHINE_DRAIN_RULE,
+        "apiVersion": CLUSTER_API_VERSION, "kind": MACHINE_DRAIN_RULE_KIND,
         "metadata": {"name": target.name, "namespace": target.namespace},
         "spec": {"drain": {"behavior": behavior, "order": order}},
     }))
@@ -436,7 +430,7 @@ def _drained(ctx: ScenarioContext, capi: CapiScene, machine: str) -> bool:
 
 
 def _drain_state(ctx: ScenarioContext, capi: CapiScene, machine: str) -> Any:
-    current = find_in(ctx.client, CAPI_API_VERSION, MACHINE, machine, capi.namespace)
+    current = find_in(ctx.client, CLUSTER_API_VERSION, MACHINE_KIND, machine, capi.namespace)
     return condition(current, DRAINING_SUCCEEDED) if current is not None else "the Machine is gone"
 
 

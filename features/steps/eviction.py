@@ -5,9 +5,9 @@ from __future__ import annotations
 from pytest_bdd import then, when
 
 from features.steps.context import ScenarioContext, sentence
+from harness.kube.names.policy import PDB_RESOURCE
 from harness.world.world import SYSTEM_USER
 
-PDB_RESOURCE = "poddisruptionbudgets.policy"
 # The disruption controller's own status writes are not the eviction's.
 DISRUPTION_CONTROLLER_USER = SYSTEM_USER.format("disruption")
 

@@ -28,9 +28,6 @@ from pytest_bdd import given, then, when
 
 from features.steps.context import ScenarioContext, sentence
 from features.steps.machines import (
-    CAPI_API_VERSION,
-    MACHINE,
-    MACHINE_FINALIZER,
     CapiScene,
     MachineSpec,
     _register_kinds,
@@ -42,6 +39,7 @@ from features.steps.machines import (
 from harness.apiserver.http.faults import injector_of
 from harness.client import find_in
 from harness.clock import parse_rfc3339
+from harness.kube.names.capi import CLUSTER_API_VERSION, MACHINE_FINALIZER, MACHINE_KIND, MACHINES_RESOURCE
 from harness.targets.conformance import NOT_APPLICABLE_SKIP
 from harness.world.hic import LIFECYCLE_POINTS, HicConfig, Hook, load_config
 from harness.world.world import SYSTEM_USER
@@ -51,7 +49,6 @@ FEATURES_DIR = Path(__file__).resolve().parent.parent
 REFERENCE_CONFIG = FEATURES_DIR / HIC_AREA / "reference-hic-config.yaml"
 REFERENCE_HIC = "reference-hic"
 FAULTS_PATH = "/harness/v1/faults"
-MACHINES_RESOURCE = "machines.cluster.x-k8s.io"
 # Another owner's hook, at each of the HIC's lifecycle points: not the HIC's to remove.
 OTHER_HOOK_NAME = "another-owners-hook"
 OTHER_OWNER = "another-owner"
@@ -225,7 +222,7 @@ def _other_hooks(hic: HicUnderTest) -> dict[str, str]:
 
 
 def _machine(ctx: ScenarioContext, capi: CapiScene, name: str) -> dict[str, Any] | None:
-    return find_in(ctx.client, CAPI_API_VERSION, MACHINE, name, capi.namespace)
+    return find_in(ctx.client, CLUSTER_API_VERSION, MACHINE_KIND, name, capi.namespace)
 
 
 def _spec_for(hic: HicUnderTest, name: str, annotations: dict[str, str]) -> MachineSpec:
@@ -338,7 +335,7 @@ def when_hic_restarted(ctx: ScenarioContext, hic: HicUnderTest) -> None:
 def when_many_deleted(ctx: ScenarioContext, capi: CapiScene, prefix: str, prefix2: str, last: int) -> None:
     def delete_all() -> None:
         for name in _names(prefix, last):
-            ctx.client.delete(CAPI_API_VERSION, MACHINE, name, capi.namespace)
+            ctx.client.delete(CLUSTER_API_VERSION, MACHINE_KIND, name, capi.namespace)
     ctx.act(delete_all)
 
 

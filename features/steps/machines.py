@@ -22,58 +22,57 @@ from pytest_bdd import given, then, when
 from features.steps.context import ScenarioContext, labels_of, sentence
 from harness.client import MERGE, ApiError, Client, find_in
 from harness.clock import parse_rfc3339
+from harness.kube.names.capi import (
+    BOOTSTRAP_API_VERSION,
+    CLUSTER_API_VERSION,
+    CLUSTER_KIND,
+    CLUSTER_NAME_LABEL,
+    CONTROL_PLANE_API_VERSION,
+    CONTROL_PLANE_LABEL,
+    DELETING,
+    DRAINING_NODE_REASON,
+    DRAINING_SUCCEEDED,
+    FAKE_BOOTSTRAP_CONFIG_KIND,
+    FAKE_MACHINE_KIND,
+    INFRASTRUCTURE_API_VERSION,
+    KUBEADM_CONTROL_PLANE_KIND,
+    MACHINE_DRAIN_RULE_KIND,
+    MACHINE_KIND,
+    PRE_DRAIN_DELETE_HOOK_PREFIX,
+    PRE_TERMINATE_DELETE_HOOK_PREFIX,
+    WAITING_FOR_PRE_TERMINATE_HOOK_REASON,
+    WAITING_FOR_VOLUME_DETACH_REASON,
+)
+from harness.kube.names.core import DISRUPTION_TARGET, EVICTION_BY_EVICTION_API, KUBERNETES_VERSION
+from harness.kube.names.knobs import DELETION_DELAY_ANNOTATION, DELETION_STUCK_ANNOTATION, PROVISION_DELAY_ANNOTATION
 
 # -- Cluster API facts the sentences name ------------------------------------------------------------
-CAPI_API_VERSION = "cluster.x-k8s.io/v1beta1"
-INFRA_API_VERSION = "infrastructure.cluster.x-k8s.io/v1beta1"
-BOOTSTRAP_API_VERSION = "bootstrap.cluster.x-k8s.io/v1beta1"
-CONTROL_PLANE_API_VERSION = "controlplane.cluster.x-k8s.io/v1beta1"
-CLUSTER = "Cluster"
-MACHINE = "Machine"
-FAKE_MACHINE = "FakeMachine"
 FAKE_MACHINE_TEMPLATE = "FakeMachineTemplate"
-FAKE_BOOTSTRAP_CONFIG = "FakeBootstrapConfig"
-MACHINE_DRAIN_RULE = "MachineDrainRule"
-KUBEADM_CONTROL_PLANE = "KubeadmControlPlane"
 # The kinds the machine deletion sentences name, beyond Kubernetes' (all namespaced).
 CAPI_KINDS = {
-    CLUSTER: CAPI_API_VERSION,
-    MACHINE: CAPI_API_VERSION,
-    MACHINE_DRAIN_RULE: CAPI_API_VERSION,
-    FAKE_MACHINE: INFRA_API_VERSION,
-    FAKE_BOOTSTRAP_CONFIG: BOOTSTRAP_API_VERSION,
-    KUBEADM_CONTROL_PLANE: CONTROL_PLANE_API_VERSION,
+    CLUSTER_KIND: CLUSTER_API_VERSION,
+    MACHINE_KIND: CLUSTER_API_VERSION,
+    MACHINE_DRAIN_RULE_KIND: CLUSTER_API_VERSION,
+    FAKE_MACHINE_KIND: INFRASTRUCTURE_API_VERSION,
+    FAKE_BOOTSTRAP_CONFIG_KIND: BOOTSTRAP_API_VERSION,
+    KUBEADM_CONTROL_PLANE_KIND: CONTROL_PLANE_API_VERSION,
 }
 # Audit resources (plural.group) of the kinds whose writes the sentences look at.
 AUDIT_RESOURCES = {
-    MACHINE: "machines.cluster.x-k8s.io",
-    FAKE_MACHINE: "fakemachines.infrastructure.cluster.x-k8s.io",
-    FAKE_BOOTSTRAP_CONFIG: "fakebootstrapconfigs.bootstrap.cluster.x-k8s.io",
+    MACHINE_KIND: "machines.cluster.x-k8s.io",
+    FAKE_MACHINE_KIND: "fakemachines.infrastructure.cluster.x-k8s.io",
+    FAKE_BOOTSTRAP_CONFIG_KIND: "fakebootstrapconfigs.bootstrap.cluster.x-k8s.io",
     "Node": "nodes",
     "Pod": "pods",
     "VolumeAttachment": "volumeattachments.storage.k8s.io",
 }
 
-CLUSTER_NAME_LABEL = "cluster.x-k8s.io/cluster-name"
-CONTROL_PLANE_LABEL = "cluster.x-k8s.io/control-plane"
-MACHINE_FINALIZER = "machine.cluster.x-k8s.io"
-PRE_DRAIN_HOOK_PREFIX = "pre-drain.delete.hook.machine.cluster.x-k8s.io"
-PRE_TERMINATE_HOOK_PREFIX = "pre-terminate.delete.hook.machine.cluster.x-k8s.io"
-KUBERNETES_VERSION = "v1.32.0"
 
 # v1beta2 Deleting condition (status.v1beta2.conditions) and the reasons the steps act on.
-DELETING = "Deleting"
-WAITING_FOR_PRE_TERMINATE_HOOK = "WaitingForPreTerminateHook"
-WAITING_FOR_HOOKS = {"pre-drain": "WaitingForPreDrainHook", "pre-terminate": WAITING_FOR_PRE_TERMINATE_HOOK}
-DRAINING_SUCCEEDED = "DrainingSucceeded"
+WAITING_FOR_HOOKS = {"pre-drain": "WaitingForPreDrainHook", "pre-terminate": WAITING_FOR_PRE_TERMINATE_HOOK_REASON}
 # What the eviction API writes on a Pod before deleting it.
-DISRUPTION_TARGET = "DisruptionTarget"
-EVICTION_BY_EVICTION_API = "EvictionByEvictionAPI"
 
 # Knobs of the fake providers (harness/world/providers/knobs.py).
-PROVISION_DELAY = "harness.test/provision-delay"
-DELETION_DELAY = "harness.test/deletion-delay"
-DELETION_STUCK = "harness.test/deletion-stuck"
 NEVER = "100000h"
 
 ADMINISTRATOR = "kubernetes-admin"
@@ -87,8 +86,6 @@ OWNERS_APART_SECONDS = 10.0
 # Markers a condition message in a feature may carry, filled from the audit trail (see README.md).
 DRAIN_START = "<drain start>"
 VOLUME_WAIT_START = "<volume wait start>"
-DRAINING_NODE = "DrainingNode"
-WAITING_FOR_VOLUME_DETACH = "WaitingForVolumeDetach"
 # Machine settings a "with:" table may give.
 TIMEOUT_SETTINGS = ("nodeDrainTimeout", "nodeVolumeDetachTimeout", "nodeDeletionTimeout")
 
@@ -162,7 +159,7 @@ def deleting_reason(obj: dict[str, Any] | None) -> str | None:
 
 def machine_records(ctx: ScenarioContext, capi: CapiScene, name: str) -> list[dict[str, Any]]:
     """Every audited write of the Machine, oldest first."""
-    return ctx.scene.audit(resource=AUDIT_RESOURCES[MACHINE], name=name, namespace=capi.namespace)
+    return ctx.scene.audit(resource=AUDIT_RESOURCES[MACHINE_KIND], name=name, namespace=capi.namespace)
 
 
 def records_of(ctx: ScenarioContext, kind: str, name: str, namespace: str = "") -> list[dict[str, Any]]:
@@ -212,9 +209,9 @@ def stage_time(ctx: ScenarioContext, capi: CapiScene, name: str, reason: str) ->
 def fill_markers(ctx: ScenarioContext, capi: CapiScene, name: str, text: str) -> str:
     """Replace ``<drain start>``/``<volume wait start>`` with when the Machine reached that stage."""
     if DRAIN_START in text:
-        text = text.replace(DRAIN_START, stage_time(ctx, capi, name, DRAINING_NODE)[1])
+        text = text.replace(DRAIN_START, stage_time(ctx, capi, name, DRAINING_NODE_REASON)[1])
     if VOLUME_WAIT_START in text:
-        text = text.replace(VOLUME_WAIT_START, stage_time(ctx, capi, name, WAITING_FOR_VOLUME_DETACH)[1])
+        text = text.replace(VOLUME_WAIT_START, stage_time(ctx, capi, name, WAITING_FOR_VOLUME_DETACH_REASON)[1])
     return text
 
 
@@ -288,13 +285,13 @@ def machine_objects(capi: CapiScene, wanted: MachineSpec) -> list[dict[str, Any]
     """The FakeBootstrapConfig, the FakeMachine and the Machine that references both."""
     namespace, name = capi.namespace, wanted.name
     cluster_label = {CLUSTER_NAME_LABEL: capi.cluster}
-    bootstrap = {"apiVersion": BOOTSTRAP_API_VERSION, "kind": FAKE_BOOTSTRAP_CONFIG,
+    bootstrap = {"apiVersion": BOOTSTRAP_API_VERSION, "kind": FAKE_BOOTSTRAP_CONFIG_KIND,
                  "metadata": {"name": name, "namespace": namespace, "labels": dict(cluster_label)}, "spec": {}}
-    infra: dict[str, Any] = {"apiVersion": INFRA_API_VERSION, "kind": FAKE_MACHINE,
+    infra: dict[str, Any] = {"apiVersion": INFRASTRUCTURE_API_VERSION, "kind": FAKE_MACHINE_KIND,
                              "metadata": {"name": name, "namespace": namespace, "labels": dict(cluster_label)},
                              "spec": {}}
     if wanted.provision_delay:
-        infra["metadata"]["annotations"] = {PROVISION_DELAY: wanted.provision_delay}
+        infra["metadata"]["annotations"] = {PROVISION_DELAY_ANNOTATION: wanted.provision_delay}
     labels = {**cluster_label, **wanted.labels}
     if wanted.control_plane:
         labels[CONTROL_PLANE_LABEL] = ""
@@ -306,10 +303,10 @@ def machine_objects(capi: CapiScene, wanted: MachineSpec) -> list[dict[str, Any]
     if wanted.owner is not None:
         meta["ownerReferences"] = [wanted.owner]
     machine = {
-        "apiVersion": CAPI_API_VERSION, "kind": MACHINE, "metadata": meta,
+        "apiVersion": CLUSTER_API_VERSION, "kind": MACHINE_KIND, "metadata": meta,
         "spec": {"clusterName": capi.cluster, "version": KUBERNETES_VERSION,
-                 "bootstrap": {"configRef": _ref(BOOTSTRAP_API_VERSION, FAKE_BOOTSTRAP_CONFIG, name)},
-                 "infrastructureRef": _ref(INFRA_API_VERSION, FAKE_MACHINE, name), **wanted.spec},
+                 "bootstrap": {"configRef": _ref(BOOTSTRAP_API_VERSION, FAKE_BOOTSTRAP_CONFIG_KIND, name)},
+                 "infrastructureRef": _ref(INFRASTRUCTURE_API_VERSION, FAKE_MACHINE_KIND, name), **wanted.spec},
     }
     return [bootstrap, infra, machine]
 
@@ -327,7 +324,7 @@ def start_machine(ctx: ScenarioContext, capi: CapiScene, wanted: MachineSpec, *,
         return
 
     def has_ready_node() -> bool:
-        machine = find_in(ctx.client, CAPI_API_VERSION, MACHINE, wanted.name, capi.namespace)
+        machine = find_in(ctx.client, CLUSTER_API_VERSION, MACHINE_KIND, wanted.name, capi.namespace)
         node_ref = ((machine or {}).get("status") or {}).get("nodeRef") or {}
         if not node_ref.get("name"):
             return False
@@ -366,14 +363,14 @@ def machine_settings(rows: list[list[str]]) -> MachineSpec:
 
 def _kubeadm_control_plane(ctx: ScenarioContext, capi: CapiScene, name: str) -> dict[str, Any]:
     """A KubeadmControlPlane no controller acts on: no Cluster names it (no cluster-name label, no owner)."""
-    existing = find_in(ctx.client, CONTROL_PLANE_API_VERSION, KUBEADM_CONTROL_PLANE, name, capi.namespace)
+    existing = find_in(ctx.client, CONTROL_PLANE_API_VERSION, KUBEADM_CONTROL_PLANE_KIND, name, capi.namespace)
     if existing is not None:
         return existing
     return ctx.setup(lambda: ctx.client.create({  # type: ignore[no-any-return]
-        "apiVersion": CONTROL_PLANE_API_VERSION, "kind": KUBEADM_CONTROL_PLANE,
+        "apiVersion": CONTROL_PLANE_API_VERSION, "kind": KUBEADM_CONTROL_PLANE_KIND,
         "metadata": {"name": name, "namespace": capi.namespace},
         "spec": {"replicas": 1, "version": KUBERNETES_VERSION, "kubeadmConfigSpec": {},
-                 "machineTemplate": {"infrastructureRef": _ref(INFRA_API_VERSION, FAKE_MACHINE_TEMPLATE,
+                 "machineTemplate": {"infrastructureRef": _ref(INFRASTRUCTURE_API_VERSION, FAKE_MACHINE_TEMPLATE,
                                                                f"{name}-template")}},
     }))
 
@@ -386,12 +383,12 @@ def _owned_by(owner: dict[str, Any]) -> dict[str, Any]:
 def _set_annotation(ctx: ScenarioContext, capi: CapiScene, machine: str, key: str, value: str | None,
                     user: str = "admin") -> dict[str, Any]:
     client = ctx.scene.client(user=user)
-    return client.patch(CAPI_API_VERSION, MACHINE, machine, {"metadata": {"annotations": {key: value}}},
+    return client.patch(CLUSTER_API_VERSION, MACHINE_KIND, machine, {"metadata": {"annotations": {key: value}}},
                         namespace=capi.namespace, patch_type=MERGE)
 
 
 def _machine(ctx: ScenarioContext, capi: CapiScene, name: str) -> dict[str, Any]:
-    machine = find_in(ctx.client, CAPI_API_VERSION, MACHINE, name, capi.namespace)
+    machine = find_in(ctx.client, CLUSTER_API_VERSION, MACHINE_KIND, name, capi.namespace)
     assert machine is not None, f"the Machine {name} does not exist"
     return machine
 
@@ -403,7 +400,7 @@ def _machine(ctx: ScenarioContext, capi: CapiScene, name: str) -> dict[str, Any]
 def given_cluster(ctx: ScenarioContext, capi: CapiScene, name: str, machine: str) -> None:
     _register_kinds(ctx)
     capi.cluster = name
-    ctx.setup(lambda: ctx.client.create({"apiVersion": CAPI_API_VERSION, "kind": CLUSTER,
+    ctx.setup(lambda: ctx.client.create({"apiVersion": CLUSTER_API_VERSION, "kind": CLUSTER_KIND,
                                          "metadata": {"name": name, "namespace": capi.namespace}, "spec": {}}))
     await_state(ctx, f"the workload cluster of {name}", lambda: _workload_reachable(ctx, capi))
     start_machine(ctx, capi, MachineSpec(machine, control_plane=True))
@@ -471,7 +468,7 @@ def given_machine_annotated(ctx: ScenarioContext, capi: CapiScene, name: str, an
 @given(sentence('the Machine "{name:Q}" has been waiting for its {point:Word} hooks for {minutes:Int} minutes'))
 def given_waiting_for_hooks(ctx: ScenarioContext, capi: CapiScene, name: str, point: str, minutes: int) -> None:
     assert point in WAITING_FOR_HOOKS, f"a lifecycle point is one of {sorted(WAITING_FOR_HOOKS)}, not {point!r}"
-    ctx.setup(lambda: ctx.client.delete(CAPI_API_VERSION, MACHINE, name, capi.namespace))
+    ctx.setup(lambda: ctx.client.delete(CLUSTER_API_VERSION, MACHINE_KIND, name, capi.namespace))
     await_state(ctx, f"the Machine {name} waiting for its {point} hooks",
                 lambda: deleting_reason(_machine(ctx, capi, name)) == WAITING_FOR_HOOKS[point], 300)
     ctx.scene.advance(minutes * 60)
@@ -493,7 +490,7 @@ def given_owner_removed_hook(ctx: ScenarioContext, capi: CapiScene, owner: str, 
 def given_slow_deletion(ctx: ScenarioContext, kind: str, ref: str, minutes: int) -> None:
     target = ctx.ref(kind, ref)
     ctx.setup(lambda: ctx.client.patch(target.api_version, kind, target.name,
-                                       {"metadata": {"annotations": {DELETION_DELAY: f"{minutes}m"}}},
+                                       {"metadata": {"annotations": {DELETION_DELAY_ANNOTATION: f"{minutes}m"}}},
                                        namespace=target.namespace, patch_type=MERGE))
 
 
@@ -501,7 +498,7 @@ def given_slow_deletion(ctx: ScenarioContext, kind: str, ref: str, minutes: int)
 def given_stuck_deletion(ctx: ScenarioContext, kind: str, ref: str) -> None:
     target = ctx.ref(kind, ref)
     ctx.setup(lambda: ctx.client.patch(target.api_version, kind, target.name,
-                                       {"metadata": {"annotations": {DELETION_STUCK: "true"}}},
+                                       {"metadata": {"annotations": {DELETION_STUCK_ANNOTATION: "true"}}},
                                        namespace=target.namespace, patch_type=MERGE))
 
 
@@ -516,10 +513,10 @@ def given_deleted_and_gone(ctx: ScenarioContext, kind: str, ref: str) -> None:
 def given_cluster_deleting(ctx: ScenarioContext, capi: CapiScene, name: str) -> None:
     # A finalizer of the test's own keeps the Cluster (and its workload cluster) while it is being deleted.
     hold = "example.com/hold-for-the-scenario"
-    ctx.setup(lambda: ctx.client.patch(CAPI_API_VERSION, CLUSTER, name, {"metadata": {"finalizers": [hold]}},
+    ctx.setup(lambda: ctx.client.patch(CLUSTER_API_VERSION, CLUSTER_KIND, name, {"metadata": {"finalizers": [hold]}},
                                        namespace=capi.namespace, patch_type=MERGE))
-    ctx.setup(lambda: ctx.client.delete(CAPI_API_VERSION, CLUSTER, name, capi.namespace))
-    cluster = find_in(ctx.client, CAPI_API_VERSION, CLUSTER, name, capi.namespace)
+    ctx.setup(lambda: ctx.client.delete(CLUSTER_API_VERSION, CLUSTER_KIND, name, capi.namespace))
+    cluster = find_in(ctx.client, CLUSTER_API_VERSION, CLUSTER_KIND, name, capi.namespace)
     assert cluster is not None and cluster["metadata"].get("deletionTimestamp"), f"the Cluster {name} is not deleting"
 
 
@@ -527,7 +524,7 @@ def given_cluster_deleting(ctx: ScenarioContext, capi: CapiScene, name: str) -> 
 
 
 def _only_machine_with(ctx: ScenarioContext, capi: CapiScene, key: str) -> str:
-    machines = ctx.client.list(CAPI_API_VERSION, MACHINE, capi.namespace)["items"]
+    machines = ctx.client.list(CLUSTER_API_VERSION, MACHINE_KIND, capi.namespace)["items"]
     holders = [m["metadata"]["name"] for m in machines if key in (m["metadata"].get("annotations") or {})]
     assert len(holders) == 1, f"expected one Machine with the annotation {key!r}, found {holders}"
     return holders[0]
@@ -587,16 +584,16 @@ def _hook_keys(machine: dict[str, Any], prefix: str) -> list[str]:
 def when_deleted_with_hook_owners(ctx: ScenarioContext, capi: CapiScene, name: str) -> None:
     """Each hook owner acts when its point is reached -- pre-drain owners once the Machine is marked for
     deletion, pre-terminate owners once the Machine waits for them -- works a while, then removes its hook."""
-    ctx.act(lambda: ctx.client.delete(CAPI_API_VERSION, MACHINE, name, capi.namespace))
+    ctx.act(lambda: ctx.client.delete(CLUSTER_API_VERSION, MACHINE_KIND, name, capi.namespace))
     due: dict[str, float] = {}
     deadline = ctx.scene.now() + HOOK_OWNERS_WATCH_SECONDS
     while ctx.scene.now() < deadline:
-        machine = find_in(ctx.client, CAPI_API_VERSION, MACHINE, name, capi.namespace)
+        machine = find_in(ctx.client, CLUSTER_API_VERSION, MACHINE_KIND, name, capi.namespace)
         if machine is None:
             return
-        reached = _hook_keys(machine, PRE_DRAIN_HOOK_PREFIX)
-        if deleting_reason(machine) == WAITING_FOR_PRE_TERMINATE_HOOK:
-            reached += _hook_keys(machine, PRE_TERMINATE_HOOK_PREFIX)
+        reached = _hook_keys(machine, PRE_DRAIN_DELETE_HOOK_PREFIX)
+        if deleting_reason(machine) == WAITING_FOR_PRE_TERMINATE_HOOK_REASON:
+            reached += _hook_keys(machine, PRE_TERMINATE_DELETE_HOOK_PREFIX)
         owners = machine["metadata"].get("annotations") or {}
         for key in reached:
             due.setdefault(key, ctx.scene.now() + HOOK_OWNER_WORK_SECONDS)
@@ -675,7 +672,7 @@ def then_deleting_with_long_message(ctx: ScenarioContext, capi: CapiScene, name:
 @then(sentence('within {seconds:Int} seconds the Machine "{name:Q}" is deleting with reason "{reason:Q}"'))
 def then_deleting_within(ctx: ScenarioContext, capi: CapiScene, seconds: int, name: str, reason: str) -> None:
     def reached() -> bool:
-        return deleting_reason(find_in(ctx.client, CAPI_API_VERSION, MACHINE, name, capi.namespace)) == reason
+        return deleting_reason(find_in(ctx.client, CLUSTER_API_VERSION, MACHINE_KIND, name, capi.namespace)) == reason
 
     if not ctx.wait_until(reached, seconds):
         _assert_deleting(ctx, capi, name, reason, None)
@@ -735,7 +732,7 @@ def then_has_annotation(ctx: ScenarioContext, capi: CapiScene, name: str, key: s
 
 @then(sentence('the Machine "{name:Q}" no longer has the annotation "{key:Q}"'))
 def then_lacks_annotation(ctx: ScenarioContext, capi: CapiScene, name: str, key: str) -> None:
-    machine = find_in(ctx.client, CAPI_API_VERSION, MACHINE, name, capi.namespace)
+    machine = find_in(ctx.client, CLUSTER_API_VERSION, MACHINE_KIND, name, capi.namespace)
     annotations = ((machine or {}).get("metadata") or {}).get("annotations") or {}
     assert key not in annotations, f"the Machine {name} still has {key!r}"
 
@@ -744,7 +741,7 @@ def then_lacks_annotation(ctx: ScenarioContext, capi: CapiScene, name: str, key:
 def then_lacks_finalizer_within(ctx: ScenarioContext, capi: CapiScene, seconds: int, name: str,
                                 finalizer: str) -> None:
     def gone() -> bool:
-        machine = find_in(ctx.client, CAPI_API_VERSION, MACHINE, name, capi.namespace)
+        machine = find_in(ctx.client, CLUSTER_API_VERSION, MACHINE_KIND, name, capi.namespace)
         return machine is None or finalizer not in (machine["metadata"].get("finalizers") or [])
 
     assert ctx.wait_until(gone, seconds), f"the Machine {name} still has the finalizer {finalizer!r}"
@@ -772,7 +769,7 @@ def then_exists_unmarked(ctx: ScenarioContext, kind: str, ref: str) -> None:
 
 def _events_about(ctx: ScenarioContext, capi: CapiScene, name: str) -> list[dict[str, Any]]:
     events = ctx.client.list("v1", "Event", capi.namespace)["items"]
-    return [e for e in events if (e.get("involvedObject") or {}).get("kind") == MACHINE
+    return [e for e in events if (e.get("involvedObject") or {}).get("kind") == MACHINE_KIND
             and (e.get("involvedObject") or {}).get("name") == name]
 
 
@@ -795,7 +792,7 @@ def then_no_warning(ctx: ScenarioContext, capi: CapiScene, name: str) -> None:
 
 @then(sentence('nothing was written to the Machine "{name:Q}"'))
 def then_machine_untouched(ctx: ScenarioContext, capi: CapiScene, name: str) -> None:
-    writes = ctx.writes(resource=AUDIT_RESOURCES[MACHINE], name=name, namespace=capi.namespace)
+    writes = ctx.writes(resource=AUDIT_RESOURCES[MACHINE_KIND], name=name, namespace=capi.namespace)
     assert not writes, "the Machine was written: " + ", ".join(
         f"{w['verb']}{'/' + w['subresource'] if w['subresource'] else ''} by {w['user']} at {w['time']}" for w in writes
     )
@@ -843,7 +840,7 @@ def then_never_stage(ctx: ScenarioContext, capi: CapiScene, name: str, reason: s
 
 def _wait_for_stage(ctx: ScenarioContext, capi: CapiScene, name: str, reason: str, until: float) -> float | None:
     while True:
-        if deleting_reason(find_in(ctx.client, CAPI_API_VERSION, MACHINE, name, capi.namespace)) == reason:
+        if deleting_reason(find_in(ctx.client, CLUSTER_API_VERSION, MACHINE_KIND, name, capi.namespace)) == reason:
             return ctx.scene.now()
         if ctx.scene.now() >= until:
             return None
@@ -853,7 +850,7 @@ def _wait_for_stage(ctx: ScenarioContext, capi: CapiScene, name: str, reason: st
 def _stays_then_moves(ctx: ScenarioContext, capi: CapiScene, name: str, start: float, stage: str, earliest: int,
                       latest: int, then_stage: str) -> None:
     while ctx.scene.now() < start + earliest - 1:
-        current = deleting_reason(find_in(ctx.client, CAPI_API_VERSION, MACHINE, name, capi.namespace))
+        current = deleting_reason(find_in(ctx.client, CLUSTER_API_VERSION, MACHINE_KIND, name, capi.namespace))
         assert current == stage, (
             f"the Machine {name} is at {current!r} {ctx.scene.now() - start:.0f} s in, expected {stage!r} until "
             f"{earliest} s"
@@ -862,7 +859,7 @@ def _stays_then_moves(ctx: ScenarioContext, capi: CapiScene, name: str, start: f
     moved = _wait_for_stage(ctx, capi, name, then_stage, start + latest + 1)
     assert moved is not None, (
         f"the Machine {name} did not reach {then_stage!r} by {latest} s: it is at "
-        f"{deleting_reason(find_in(ctx.client, CAPI_API_VERSION, MACHINE, name, capi.namespace))!r}"
+        f"{deleting_reason(find_in(ctx.client, CLUSTER_API_VERSION, MACHINE_KIND, name, capi.namespace))!r}"
     )
 
 
@@ -888,14 +885,14 @@ def then_gone_between(ctx: ScenarioContext, capi: CapiScene, name: str, earliest
     start = deletion_time(ctx, capi, name)
 
     def present() -> bool:
-        return find_in(ctx.client, CAPI_API_VERSION, MACHINE, name, capi.namespace) is not None
+        return find_in(ctx.client, CLUSTER_API_VERSION, MACHINE_KIND, name, capi.namespace) is not None
 
     while ctx.scene.now() < start + earliest - 1:
         assert present(), f"the Machine {name} went {ctx.scene.now() - start:.0f} s after its deletion"
         ctx.scene.advance(1)
     assert ctx.wait_until(lambda: not present(), start + latest + 1 - ctx.scene.now()), (
         f"the Machine {name} still exists {latest} s after its deletion: "
-        f"{deleting_reason(find_in(ctx.client, CAPI_API_VERSION, MACHINE, name, capi.namespace))!r}"
+        f"{deleting_reason(find_in(ctx.client, CLUSTER_API_VERSION, MACHINE_KIND, name, capi.namespace))!r}"
     )
 
 
@@ -990,21 +987,21 @@ def _observation_seqs(ctx: ScenarioContext, capi: CapiScene, name: str, observat
     machine = machine_records(ctx, capi, name)
     table: dict[str, Any] = {
         "the Machine is marked for deletion": lambda: [r for r in machine if _marked(r)],
-        "its pre-drain hooks are removed": lambda: [r for r in machine if _hooks_gone(PRE_DRAIN_HOOK_PREFIX)(r)],
+        "its pre-drain hooks are removed": lambda: [r for r in machine if _hooks_gone(PRE_DRAIN_DELETE_HOOK_PREFIX)(r)],
         "its Node is cordoned": lambda: [r for r in records_of(ctx, "Node", node) if _is_cordon(r)],
         "its Pods are evicted": lambda: eviction_records(ctx, capi, node=node),
         "its Pods are gone": lambda: pods_removed_from_node(ctx, capi, node),
         "its volumes are detached": lambda: detachments_from_node(ctx, capi, node),
         "its pre-terminate hooks are removed": lambda: [r for r in machine
-                                                        if _hooks_gone(PRE_TERMINATE_HOOK_PREFIX)(r)],
-        "its FakeMachine is deleted": lambda: [r for r in records_of(ctx, FAKE_MACHINE, name, capi.namespace)
+                                                        if _hooks_gone(PRE_TERMINATE_DELETE_HOOK_PREFIX)(r)],
+        "its FakeMachine is deleted": lambda: [r for r in records_of(ctx, FAKE_MACHINE_KIND, name, capi.namespace)
                                                if _marked(r)],
-        "its FakeMachine is gone": lambda: [r for r in records_of(ctx, FAKE_MACHINE, name, capi.namespace)
+        "its FakeMachine is gone": lambda: [r for r in records_of(ctx, FAKE_MACHINE_KIND, name, capi.namespace)
                                             if _removed(r)],
         "its FakeBootstrapConfig is deleted": lambda: [
-            r for r in records_of(ctx, FAKE_BOOTSTRAP_CONFIG, name, capi.namespace) if _marked(r)],
+            r for r in records_of(ctx, FAKE_BOOTSTRAP_CONFIG_KIND, name, capi.namespace) if _marked(r)],
         "its FakeBootstrapConfig is gone": lambda: [
-            r for r in records_of(ctx, FAKE_BOOTSTRAP_CONFIG, name, capi.namespace) if _removed(r)],
+            r for r in records_of(ctx, FAKE_BOOTSTRAP_CONFIG_KIND, name, capi.namespace) if _removed(r)],
         "its Node is deleted": lambda: [r for r in records_of(ctx, "Node", node) if _marked(r)],
         "the Machine is gone": lambda: [r for r in machine if _removed(r)],
     }
@@ -1028,7 +1025,7 @@ def then_steps_in_order(ctx: ScenarioContext, capi: CapiScene, name: str, datata
 
 @then(sentence('the Machine "{name:Q}" started waiting for its pre-terminate hooks only after its Node was drained'))
 def then_pre_terminate_after_drain(ctx: ScenarioContext, capi: CapiScene, name: str) -> None:
-    waiting, _ = stage_time(ctx, capi, name, WAITING_FOR_PRE_TERMINATE_HOOK)
+    waiting, _ = stage_time(ctx, capi, name, WAITING_FOR_PRE_TERMINATE_HOOK_REASON)
     node = node_of(capi, name)
     evicted = {(r["namespace"], r["name"]) for r in eviction_records(ctx, capi, node=node)}
     assert evicted, f"no Pod was evicted from the Node {node}"

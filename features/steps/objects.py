@@ -9,10 +9,8 @@ from typing import Any
 from pytest_bdd import given, then, when
 
 from features.steps.context import ObjectRef, ScenarioContext, labels_of, sentence
+from harness.kube.names.meta import PROPAGATION_FOREGROUND, PROPAGATION_ORPHAN
 
-BACKGROUND = "Background"
-FOREGROUND = "Foreground"
-ORPHAN = "Orphan"
 PAUSE_IMAGE = "registry.k8s.io/pause:3.10"
 
 # The sentences' words for writes, as the audit trail records them: (verb, subresource).
@@ -187,12 +185,12 @@ def when_deleted(ctx: ScenarioContext, kind: str, ref: str) -> None:
 
 @when(sentence('the {kind:Kind} "{ref:Q}" is deleted in the foreground'))
 def when_deleted_in_foreground(ctx: ScenarioContext, kind: str, ref: str) -> None:
-    ctx.act(lambda: _delete(ctx, ctx.ref(kind, ref), FOREGROUND))
+    ctx.act(lambda: _delete(ctx, ctx.ref(kind, ref), PROPAGATION_FOREGROUND))
 
 
 @when(sentence('the {kind:Kind} "{ref:Q}" is deleted leaving its dependents orphaned'))
 def when_deleted_orphaning(ctx: ScenarioContext, kind: str, ref: str) -> None:
-    ctx.act(lambda: _delete(ctx, ctx.ref(kind, ref), ORPHAN))
+    ctx.act(lambda: _delete(ctx, ctx.ref(kind, ref), PROPAGATION_ORPHAN))
 
 
 @when(sentence('the finalizer "{finalizer:Q}" is removed from the {kind:Kind} "{ref:Q}"'))

@@ -10,9 +10,8 @@ from pytest_bdd import given, then, when
 
 from features.steps.context import ScenarioContext, labels_of, sentence
 from harness.clock import rfc3339
+from harness.kube.names.policy import PDB_KIND, POLICY_V1
 
-API_VERSION = "policy/v1"
-KIND = "PodDisruptionBudget"
 BUDGET_FIELDS = ("minAvailable", "maxUnavailable")
 _INT = re.compile(r"-?\d+")
 
@@ -28,8 +27,8 @@ def budget(text: str) -> dict[str, Any]:
 
 
 def _manifest(ctx: ScenarioContext, ref: str, spec: dict[str, Any]) -> dict[str, Any]:
-    target = ctx.ref(KIND, ref)
-    return {"apiVersion": API_VERSION, "kind": KIND, "metadata": {"name": target.name, "namespace": target.namespace},
+    target = ctx.ref(PDB_KIND, ref)
+    return {"apiVersion": POLICY_V1, "kind": PDB_KIND, "metadata": {"name": target.name, "namespace": target.namespace},
             "spec": spec}
 
 
@@ -38,12 +37,12 @@ def _selecting(text: str, selector: str) -> dict[str, Any]:
 
 
 def _status(ctx: ScenarioContext, ref: str) -> dict[str, Any]:
-    return ctx.get(ctx.ref(KIND, ref)).get("status") or {}
+    return ctx.get(ctx.ref(PDB_KIND, ref)).get("status") or {}
 
 
 def _write_status(ctx: ScenarioContext, ref: str, **changes: Any) -> None:
     """Write the budget's status as the disruption controller would: observed, with ``changes``."""
-    pdb = ctx.get(ctx.ref(KIND, ref))
+    pdb = ctx.get(ctx.ref(PDB_KIND, ref))
     status = dict(pdb.get("status") or {})
     status["observedGeneration"] = pdb["metadata"].get("generation")
     status.update(changes)
@@ -78,7 +77,7 @@ def given_pdb_with_empty_selector(ctx: ScenarioContext, ref: str, spec: str) -> 
 
 
 def _change(ctx: ScenarioContext, ref: str, spec: str) -> dict[str, Any]:
-    pdb = ctx.get(ctx.ref(KIND, ref))
+    pdb = ctx.get(ctx.ref(PDB_KIND, ref))
     for field in BUDGET_FIELDS:
         pdb["spec"].pop(field, None)
     pdb["spec"].update(budget(spec))
@@ -160,7 +159,7 @@ def then_records_none(ctx: ScenarioContext, ref: str) -> None:
 
 @then(sentence('the PodDisruptionBudget "{ref:Q}" has observed its generation'))
 def then_observed(ctx: ScenarioContext, ref: str) -> None:
-    pdb = ctx.get(ctx.ref(KIND, ref))
+    pdb = ctx.get(ctx.ref(PDB_KIND, ref))
     observed = (pdb.get("status") or {}).get("observedGeneration")
     assert observed == pdb["metadata"].get("generation"), (
         f"observedGeneration {observed!r}, generation {pdb['metadata'].get('generation')!r}"
@@ -171,6 +170,6 @@ def then_observed(ctx: ScenarioContext, ref: str) -> None:
     'the PodDisruptionBudget "{ref:Q}" has generation {generation:Int} and observedGeneration {observed:Int}'
 ))
 def then_generations(ctx: ScenarioContext, ref: str, generation: int, observed: int) -> None:
-    pdb = ctx.get(ctx.ref(KIND, ref))
+    pdb = ctx.get(ctx.ref(PDB_KIND, ref))
     actual = (pdb["metadata"].get("generation"), (pdb.get("status") or {}).get("observedGeneration"))
     assert actual == (generation, observed), f"generation and observedGeneration are {actual}"

@@ -18,15 +18,17 @@ from pytest_bdd import given, then, when
 from features.steps.context import ScenarioContext, labels_of, sentence
 from features.steps.objects import PAUSE_IMAGE
 from harness.clock import parse_rfc3339
+from harness.kube.names.apps import POD_TEMPLATE_HASH_LABEL
+from harness.kube.names.knobs import (
+    EXIT_CODE_ANNOTATION,
+    IGNORE_TERMINATION_ANNOTATION,
+    NEVER_READY_ANNOTATION,
+    RUN_SECONDS_ANNOTATION,
+)
 
 # The kubelet simulator's knobs (harness/world/kubelet.py).
-NEVER_READY = "harness.test/never-ready"
-RUN_SECONDS = "harness.test/run-seconds"
-EXIT_CODE = "harness.test/exit-code"
-IGNORE_TERMINATION = "harness.test/ignore-termination"
 # A node selector no Node satisfies keeps a Pod unscheduled (Pending, without a node).
 NOWHERE = {"kubernetes.io/hostname": "harness-test-nowhere"}
-POD_TEMPLATE_HASH = "pod-template-hash"
 # How long a Given waits for the world to bring Pods to the state it describes.
 SETUP_SECONDS = 60.0
 STATES = ("Pending", "Ready", "not Ready", "Succeeded", "Failed", "terminating")
@@ -96,7 +98,7 @@ def start_running_pod(ctx: ScenarioContext, manifest: dict[str, Any]) -> None:
     """Create a Pod and wait until the kubelet runs it (Ready unless it is told never to be)."""
     ctx.setup(lambda: ctx.client.create(manifest))
     target = ctx.ref("Pod", f"{manifest['metadata']['namespace']}/{manifest['metadata']['name']}")
-    never_ready = (manifest["metadata"].get("annotations") or {}).get(NEVER_READY) == "true"
+    never_ready = (manifest["metadata"].get("annotations") or {}).get(NEVER_READY_ANNOTATION) == "true"
     if never_ready:
         _await(ctx, f"{target} Running", lambda: _phase(ctx.find(target)) == "Running")
     else:
@@ -146,15 +148,17 @@ def given_pod_in_state(ctx: ScenarioContext, ref: str, labels: str, state: str) 
     if state == "Ready":
         start_running_pod(ctx, pod_manifest(ctx, ref, labels=parsed, node=node))
     elif state == "not Ready":
-        start_running_pod(ctx, pod_manifest(ctx, ref, labels=parsed, node=node, annotations={NEVER_READY: "true"}))
+        start_running_pod(
+            ctx, pod_manifest(ctx, ref, labels=parsed, node=node, annotations={NEVER_READY_ANNOTATION: "true"})
+        )
     elif state in ("Succeeded", "Failed"):
-        knobs = {RUN_SECONDS: "0s", EXIT_CODE: "0" if state == "Succeeded" else "1"}
+        knobs = {RUN_SECONDS_ANNOTATION: "0s", EXIT_CODE_ANNOTATION: "0" if state == "Succeeded" else "1"}
         manifest = pod_manifest(ctx, ref, labels=parsed, node=node, annotations=knobs, restart_policy="Never")
         ctx.setup(lambda: ctx.client.create(manifest))
         _await(ctx, f"{target} {state}", lambda: _phase(ctx.find(target)) == state)
     else:  # terminating: its containers ignore the signal, so it stays terminating
         start_running_pod(ctx, pod_manifest(ctx, ref, labels=parsed, node=node,
-                                            annotations={IGNORE_TERMINATION: "true"}))
+                                            annotations={IGNORE_TERMINATION_ANNOTATION: "true"}))
         ctx.setup(lambda: ctx.client.delete("v1", "Pod", target.name, target.namespace))
         found = ctx.find(target)
         assert found is not None and found["metadata"].get("deletionTimestamp"), f"{target} is not terminating"
@@ -163,8 +167,15 @@ def given_pod_in_state(ctx: ScenarioContext, ref: str, labels: str, state: str) 
 @given(sentence('the Pod "{ref:Q}" is not Ready'))
 def given_pod_not_ready(ctx: ScenarioContext, ref: str) -> None:
     target = ctx.ref("Pod", ref)
-    ctx.setup(lambda: ctx.client.patch("v1", "Pod", target.name, {"metadata": {"annotations": {NEVER_READY: "true"}}},
-                                       namespace=target.namespace))
+    ctx.setup(
+        lambda: ctx.client.patch(
+            "v1",
+            "Pod",
+            target.name,
+            {"metadata": {"annotations": {NEVER_READY_ANNOTATION: "true"}}},
+            namespace=target.namespace,
+        )
+    )
     _await(ctx, f"{target} not Ready", lambda: not is_ready(ctx.find(target)))
 
 
@@ -199,7 +210,7 @@ def given_deployment(ctx: ScenarioContext, ref: str, replicas: int, labels: str)
         return
     # No Deployment controller runs here: create the ReplicaSet one would, named and labelled by template hash.
     template_hash = hashlib.sha256(deployment["metadata"]["uid"].encode()).hexdigest()[:10]
-    hashed = {**parsed, POD_TEMPLATE_HASH: template_hash}
+    hashed = {**parsed, POD_TEMPLATE_HASH_LABEL: template_hash}
     replica_set = _workload("apps/v1", "ReplicaSet", f"{target.name}-{template_hash}", str(target.namespace),
                             replicas, hashed)
     replica_set["metadata"]["labels"] = dict(hashed)

@@ -30,7 +30,6 @@ from controllers.rollout.api import (
     HOOK_OWNER_NAME_LABEL,
     HOOK_REVISION_LABEL,
     HOOK_STATE_ANNOTATION,
-    POD_TEMPLATE_HASH_LABEL,
     REVISION_ANNOTATION,
 )
 from controllers.rollout.controller_revisions import revision_template
@@ -40,12 +39,13 @@ from features.steps.context import TYPES, ScenarioContext, sentence
 from features.steps.objects import PAUSE_IMAGE
 from harness.apiserver.http.faults import INTERNAL_ERROR, injector_of
 from harness.client import JSON_PATCH, MERGE
+from harness.kube.names.apps import POD_TEMPLATE_HASH_LABEL
+from harness.kube.names.knobs import JOB_DURATION_ANNOTATION as JOB_DURATION
+from harness.kube.names.knobs import JOB_RESULT_ANNOTATION as JOB_RESULT
+from harness.kube.names.knobs import READY_DELAY_ANNOTATION as READY_DELAY
 from harness.targets.process import CONTROLLER_USER
 from harness.world.world import SYSTEM_USER
 
-READY_DELAY = "harness.test/ready-delay"
-JOB_RESULT = "harness.test/job-result"
-JOB_DURATION = "harness.test/job-duration"
 POD_READY_DELAY = "5s"
 HOOK_IMAGE = "registry.k8s.io/busybox:1.36"
 ROLLOUT_SECONDS = 600.0

@@ -29,40 +29,44 @@ from pytest_bdd import given, then, when
 from controllers.runtime.api import (
     API_VERSION as RUNTIME_API_VERSION,
 )
-from controllers.runtime.api import (
-    EXTENSION_CONFIG_KIND,
-    HOOKS_API_VERSION,
-    OK_TO_DELETE_ANNOTATION,
-    PENDING_HOOKS_ANNOTATION,
-)
+from controllers.runtime.api import EXTENSION_CONFIG_KIND, HOOKS_API_VERSION, PENDING_HOOKS_ANNOTATION
 from features.steps.context import POLL_SECONDS, ScenarioContext, labels_of, sentence
 from features.steps.machines import first_deletion_seq
 from harness.client import MERGE, find_in
+from harness.kube.names.capi import (
+    BOOTSTRAP_API_VERSION,
+    CLUSTER_API_VERSION,
+    CLUSTERS_RESOURCE,
+    CONTROL_PLANE_API_VERSION,
+    CONTROL_PLANE_INITIALIZED,
+    INFRASTRUCTURE_API_VERSION,
+    MACHINE_DEPLOYMENT_NAME_LABEL,
+    MACHINES_RESOURCE,
+    PHASE_RUNNING,
+    TOPOLOGY_RECONCILE_FAILED_REASON,
+    TOPOLOGY_RECONCILED,
+)
+from harness.kube.names.knobs import PROVISION_DELAY_ANNOTATION
+from harness.kube.names.runtime_sdk import OK_TO_DELETE_ANNOTATION
 from harness.world.extension import ExtensionServer, HookResponder
 from harness.world.extension.responses import HANG
 
-CAPI = "cluster.x-k8s.io/v1beta1"
-INFRA = "infrastructure.cluster.x-k8s.io/v1beta1"
-CONTROL_PLANE = "controlplane.cluster.x-k8s.io/v1beta1"
-BOOTSTRAP = "bootstrap.cluster.x-k8s.io/v1beta1"
 CLUSTER_CLASS = "quick-start"
 WORKER_CLASS = "default-worker"
 WORKER_TEMPLATE = "quick-start-worker"
 WORKER_NAME = "md-0"
-KINDS = {"Cluster": CAPI, "ClusterClass": CAPI, "KubeadmControlPlane": CONTROL_PLANE, "FakeCluster": INFRA,
-         "MachineDeployment": CAPI, "Machine": CAPI}
+KINDS = {
+    "Cluster": CLUSTER_API_VERSION,
+    "ClusterClass": CLUSTER_API_VERSION,
+    "KubeadmControlPlane": CONTROL_PLANE_API_VERSION,
+    "FakeCluster": INFRASTRUCTURE_API_VERSION,
+    "MachineDeployment": CLUSTER_API_VERSION,
+    "Machine": CLUSTER_API_VERSION,
+}
 SETUP_SECONDS = 600.0
 TEST_TIMEOUT_SECONDS = 1
 CONTROL_PLANE_PROVISION_DELAY = "30s"
-PROVISION_DELAY = "harness.test/provision-delay"
-TOPOLOGY_RECONCILED = "TopologyReconciled"
-CONTROL_PLANE_INITIALIZED = "ControlPlaneInitialized"
-RECONCILE_FAILED_REASON = "TopologyReconcileFailed"
 DISCOVERY_WORD = "discovery"
-MACHINE_DEPLOYMENT_NAME_LABEL = "cluster.x-k8s.io/deployment-name"
-MACHINE_RUNNING = "Running"
-AUDIT_CLUSTERS = "clusters.cluster.x-k8s.io"
-AUDIT_MACHINES = "machines.cluster.x-k8s.io"
 BEHAVIOURS = {"hangs": "hang", "redirects": "redirect", "answers garbage": "garbage", "answers 500": "error",
               "answers without a status": "no-status"}
 
@@ -137,38 +141,98 @@ def start_extension(ctx: ScenarioContext, runtime: RuntimeScene, name: str, *, p
 
 def ensure_cluster_class(ctx: ScenarioContext, namespace: str) -> None:
     """The ClusterClass ``quick-start`` and its templates in ``namespace``."""
-    if find_in(ctx.client, CAPI, "ClusterClass", CLUSTER_CLASS, namespace) is not None:
+    if find_in(ctx.client, CLUSTER_API_VERSION, "ClusterClass", CLUSTER_CLASS, namespace) is not None:
         return
     if find_in(ctx.client, "v1", "Namespace", namespace) is None:
         ctx.setup(lambda: ctx.client.create({"apiVersion": "v1", "kind": "Namespace",
                                              "metadata": {"name": namespace}}))
     objects = [
-        {"apiVersion": INFRA, "kind": "FakeClusterTemplate",
-         "metadata": {"name": "quick-start", "namespace": namespace}, "spec": {"template": {"spec": {}}}},
-        {"apiVersion": CONTROL_PLANE, "kind": "KubeadmControlPlaneTemplate",
-         "metadata": {"name": "quick-start-control-plane", "namespace": namespace},
-         "spec": {"template": {"spec": {"kubeadmConfigSpec": {}}}}},
-        {"apiVersion": INFRA, "kind": "FakeMachineTemplate",
-         "metadata": {"name": "quick-start-control-plane", "namespace": namespace},
-         "spec": {"template": {"metadata": {"annotations": {
-             PROVISION_DELAY: CONTROL_PLANE_PROVISION_DELAY}}, "spec": {}}}},
-        {"apiVersion": INFRA, "kind": "FakeMachineTemplate",
-         "metadata": {"name": WORKER_TEMPLATE, "namespace": namespace}, "spec": {"template": {"spec": {}}}},
-        {"apiVersion": BOOTSTRAP, "kind": "FakeBootstrapConfigTemplate",
-         "metadata": {"name": WORKER_TEMPLATE, "namespace": namespace}, "spec": {"template": {"spec": {}}}},
-        {"apiVersion": CAPI, "kind": "ClusterClass", "metadata": {"name": CLUSTER_CLASS, "namespace": namespace},
-         "spec": {"infrastructure": {"ref": {"apiVersion": INFRA, "kind": "FakeClusterTemplate",
-                                             "name": "quick-start"}},
-                  "controlPlane": {"ref": {"apiVersion": CONTROL_PLANE, "kind": "KubeadmControlPlaneTemplate",
-                                           "name": "quick-start-control-plane"},
-                                   "machineInfrastructure": {"ref": {"apiVersion": INFRA,
-                                                                     "kind": "FakeMachineTemplate",
-                                                                     "name": "quick-start-control-plane"}}},
-                  "workers": {"machineDeployments": [{"class": WORKER_CLASS, "template": {
-                      "bootstrap": {"ref": {"apiVersion": BOOTSTRAP, "kind": "FakeBootstrapConfigTemplate",
-                                            "name": WORKER_TEMPLATE}},
-                      "infrastructure": {"ref": {"apiVersion": INFRA, "kind": "FakeMachineTemplate",
-                                                 "name": WORKER_TEMPLATE}}}}]}}},
+        {
+            "apiVersion": INFRASTRUCTURE_API_VERSION,
+            "kind": "FakeClusterTemplate",
+            "metadata": {"name": "quick-start", "namespace": namespace},
+            "spec": {"template": {"spec": {}}},
+        },
+        {
+            "apiVersion": CONTROL_PLANE_API_VERSION,
+            "kind": "KubeadmControlPlaneTemplate",
+            "metadata": {"name": "quick-start-control-plane", "namespace": namespace},
+            "spec": {"template": {"spec": {"kubeadmConfigSpec": {}}}},
+        },
+        {
+            "apiVersion": INFRASTRUCTURE_API_VERSION,
+            "kind": "FakeMachineTemplate",
+            "metadata": {"name": "quick-start-control-plane", "namespace": namespace},
+            "spec": {
+                "template": {
+                    "metadata": {"annotations": {PROVISION_DELAY_ANNOTATION: CONTROL_PLANE_PROVISION_DELAY}},
+                    "spec": {},
+                }
+            },
+        },
+        {
+            "apiVersion": INFRASTRUCTURE_API_VERSION,
+            "kind": "FakeMachineTemplate",
+            "metadata": {"name": WORKER_TEMPLATE, "namespace": namespace},
+            "spec": {"template": {"spec": {}}},
+        },
+        {
+            "apiVersion": BOOTSTRAP_API_VERSION,
+            "kind": "FakeBootstrapConfigTemplate",
+            "metadata": {"name": WORKER_TEMPLATE, "namespace": namespace},
+            "spec": {"template": {"spec": {}}},
+        },
+        {
+            "apiVersion": CLUSTER_API_VERSION,
+            "kind": "ClusterClass",
+            "metadata": {"name": CLUSTER_CLASS, "namespace": namespace},
+            "spec": {
+                "infrastructure": {
+                    "ref": {
+                        "apiVersion": INFRASTRUCTURE_API_VERSION,
+                        "kind": "FakeClusterTemplate",
+                        "name": "quick-start",
+                    }
+                },
+                "controlPlane": {
+                    "ref": {
+                        "apiVersion": CONTROL_PLANE_API_VERSION,
+                        "kind": "KubeadmControlPlaneTemplate",
+                        "name": "quick-start-control-plane",
+                    },
+                    "machineInfrastructure": {
+                        "ref": {
+                            "apiVersion": INFRASTRUCTURE_API_VERSION,
+                            "kind": "FakeMachineTemplate",
+                            "name": "quick-start-control-plane",
+                        }
+                    },
+                },
+                "workers": {
+                    "machineDeployments": [
+                        {
+                            "class": WORKER_CLASS,
+                            "template": {
+                                "bootstrap": {
+                                    "ref": {
+                                        "apiVersion": BOOTSTRAP_API_VERSION,
+                                        "kind": "FakeBootstrapConfigTemplate",
+                                        "name": WORKER_TEMPLATE,
+                                    }
+                                },
+                                "infrastructure": {
+                                    "ref": {
+                                        "apiVersion": INFRASTRUCTURE_API_VERSION,
+                                        "kind": "FakeMachineTemplate",
+                                        "name": WORKER_TEMPLATE,
+                                    }
+                                },
+                            },
+                        }
+                    ]
+                },
+            },
+        },
     ]
     for obj in objects:
         ctx.setup(lambda obj=obj: ctx.client.create(obj))
@@ -190,12 +254,12 @@ def cluster_object(ref: str, version: str | None, annotations: dict[str, str] | 
     metadata: dict[str, Any] = {"name": name, "namespace": namespace}
     if annotations:
         metadata["annotations"] = annotations
-    return {"apiVersion": CAPI, "kind": "Cluster", "metadata": metadata, "spec": spec}
+    return {"apiVersion": CLUSTER_API_VERSION, "kind": "Cluster", "metadata": metadata, "spec": spec}
 
 
 def _cluster(ctx: ScenarioContext, ref: str) -> dict[str, Any] | None:
     namespace, name = _split(ref)
-    return find_in(ctx.client, CAPI, "Cluster", name, namespace)
+    return find_in(ctx.client, CLUSTER_API_VERSION, "Cluster", name, namespace)
 
 
 def _annotations(obj: dict[str, Any] | None) -> dict[str, str]:
@@ -299,7 +363,7 @@ def _machines_of(ctx: ScenarioContext, ref: str) -> list[dict[str, Any]]:
     """The Machines of the MachineDeployment ``ref`` (by the label it gives them)."""
     namespace, name = _split(ref)
     selector = f"{MACHINE_DEPLOYMENT_NAME_LABEL}={name}"
-    return ctx.client.list(CAPI, "Machine", namespace, label_selector=selector)["items"]
+    return ctx.client.list(CLUSTER_API_VERSION, "Machine", namespace, label_selector=selector)["items"]
 
 
 def _version_of(machine_deployment: dict[str, Any] | None) -> str | None:
@@ -308,14 +372,14 @@ def _version_of(machine_deployment: dict[str, Any] | None) -> str | None:
 
 def _machine_deployment(ctx: ScenarioContext, ref: str) -> dict[str, Any] | None:
     namespace, name = _split(ref)
-    return find_in(ctx.client, CAPI, "MachineDeployment", name, namespace)
+    return find_in(ctx.client, CLUSTER_API_VERSION, "MachineDeployment", name, namespace)
 
 
 def _workers_running(ctx: ScenarioContext, ref: str, count: int) -> bool:
     namespace, name = _split(ref)
     machines = _machines_of(ctx, f"{namespace}/{name}-{WORKER_NAME}")
     return len(machines) == count and all(
-        (m.get("status") or {}).get("phase") == MACHINE_RUNNING and not m["metadata"].get("deletionTimestamp")
+        (m.get("status") or {}).get("phase") == PHASE_RUNNING and not m["metadata"].get("deletionTimestamp")
         for m in machines)
 
 
@@ -371,7 +435,9 @@ def given_cluster_created(ctx: ScenarioContext, runtime: RuntimeScene, ref: str,
 def given_hook_failure_reported(ctx: ScenarioContext, runtime: RuntimeScene, ref: str, hook: str) -> None:
     def reported() -> bool:
         condition = _condition(_cluster(ctx, ref), TOPOLOGY_RECONCILED) or {}
-        return condition.get("reason") == RECONCILE_FAILED_REASON and f'"{hook}.' in str(condition.get("message"))
+        return condition.get("reason") == TOPOLOGY_RECONCILE_FAILED_REASON and f'"{hook}.' in str(
+            condition.get("message")
+        )
 
     _await(ctx, f"the failure of {hook} on {ref}", reported)
     _sync(ctx, runtime)
@@ -380,8 +446,16 @@ def given_hook_failure_reported(ctx: ScenarioContext, runtime: RuntimeScene, ref
 @given(sentence('the Cluster "{ref:Q}" has been upgraded to "{version:Q}"'))
 def given_cluster_upgraded(ctx: ScenarioContext, runtime: RuntimeScene, ref: str, version: str) -> None:
     namespace, name = _split(ref)
-    ctx.setup(lambda: ctx.client.patch(CAPI, "Cluster", name, {"spec": {"topology": {"version": version}}},
-                                       namespace=namespace, patch_type=MERGE))
+    ctx.setup(
+        lambda: ctx.client.patch(
+            CLUSTER_API_VERSION,
+            "Cluster",
+            name,
+            {"spec": {"topology": {"version": version}}},
+            namespace=namespace,
+            patch_type=MERGE,
+        )
+    )
     _sync(ctx, runtime)
 
 
@@ -389,8 +463,8 @@ def given_cluster_upgraded(ctx: ScenarioContext, runtime: RuntimeScene, ref: str
 def given_slow_workers(ctx: ScenarioContext, ref: str, seconds: int) -> None:
     namespace, _ = _split(ref)
     ctx.setup(lambda: ctx.client.patch(
-        INFRA, "FakeMachineTemplate", WORKER_TEMPLATE,
-        {"spec": {"template": {"metadata": {"annotations": {PROVISION_DELAY: f"{seconds}s"}}}}},
+        INFRASTRUCTURE_API_VERSION, "FakeMachineTemplate", WORKER_TEMPLATE,
+        {"spec": {"template": {"metadata": {"annotations": {PROVISION_DELAY_ANNOTATION: f"{seconds}s"}}}}},
         namespace=namespace, patch_type=MERGE))
 
 
@@ -417,7 +491,7 @@ def given_received(ctx: ScenarioContext, runtime: RuntimeScene, name: str, hook:
 @given(sentence('the Cluster "{ref:Q}" has been annotated "{key:Q}"'))
 def given_cluster_annotated(ctx: ScenarioContext, ref: str, key: str) -> None:
     namespace, name = _split(ref)
-    ctx.setup(lambda: ctx.client.patch(CAPI, "Cluster", name, {"metadata": {"annotations": {key: ""}}},
+    ctx.setup(lambda: ctx.client.patch(CLUSTER_API_VERSION, "Cluster", name, {"metadata": {"annotations": {key: ""}}},
                                        namespace=namespace, patch_type=MERGE))
 
 
@@ -450,7 +524,7 @@ def when_paused_cluster_created(ctx: ScenarioContext, runtime: RuntimeScene, ref
 @when(sentence('the Cluster "{ref:Q}" is upgraded to "{version:Q}"'))
 def when_cluster_upgraded(ctx: ScenarioContext, runtime: RuntimeScene, ref: str, version: str) -> None:
     namespace, name = _split(ref)
-    ctx.act(lambda: ctx.client.patch(CAPI, "Cluster", name, {"spec": {"topology": {"version": version}}},
+    ctx.act(lambda: ctx.client.patch(CLUSTER_API_VERSION, "Cluster", name, {"spec": {"topology": {"version": version}}},
                                      namespace=namespace, patch_type=MERGE))
     _sync(ctx, runtime)
 
@@ -529,7 +603,7 @@ def when_discovery_answer(ctx: ScenarioContext, runtime: RuntimeScene, name: str
 @when(sentence('the Cluster "{ref:Q}" is deleted while its extensions answer'))
 def when_cluster_deleted(ctx: ScenarioContext, runtime: RuntimeScene, ref: str) -> None:
     namespace, name = _split(ref)
-    ctx.act(lambda: ctx.client.delete(CAPI, "Cluster", name, namespace))
+    ctx.act(lambda: ctx.client.delete(CLUSTER_API_VERSION, "Cluster", name, namespace))
     _sync(ctx, runtime)
 
 
@@ -587,8 +661,8 @@ def then_nothing_created(ctx: ScenarioContext, ref: str) -> None:
     spec = (cluster or {}).get("spec") or {}
     assert not spec.get("infrastructureRef") and not spec.get("controlPlaneRef"), f"references set: {spec}"
     namespace, name = _split(ref)
-    assert find_in(ctx.client, INFRA, "FakeCluster", name, namespace) is None
-    assert find_in(ctx.client, CONTROL_PLANE, "KubeadmControlPlane", name, namespace) is None
+    assert find_in(ctx.client, INFRASTRUCTURE_API_VERSION, "FakeCluster", name, namespace) is None
+    assert find_in(ctx.client, CONTROL_PLANE_API_VERSION, "KubeadmControlPlane", name, namespace) is None
 
 
 @then(sentence('the Cluster "{ref:Q}" has its infrastructure cluster and control plane'))
@@ -597,8 +671,8 @@ def then_created(ctx: ScenarioContext, ref: str) -> None:
     spec = (cluster or {}).get("spec") or {}
     assert spec.get("infrastructureRef") and spec.get("controlPlaneRef"), f"references not set: {spec}"
     namespace, name = _split(ref)
-    assert find_in(ctx.client, INFRA, "FakeCluster", name, namespace) is not None
-    assert find_in(ctx.client, CONTROL_PLANE, "KubeadmControlPlane", name, namespace) is not None
+    assert find_in(ctx.client, INFRASTRUCTURE_API_VERSION, "FakeCluster", name, namespace) is not None
+    assert find_in(ctx.client, CONTROL_PLANE_API_VERSION, "KubeadmControlPlane", name, namespace) is not None
 
 
 @then(sentence('the Cluster "{ref:Q}" has the pending hooks "{value:Q}"'))
@@ -668,7 +742,7 @@ def then_cluster_condition_containing_block(ctx: ScenarioContext, ref: str, cond
 @then(sentence('the KubeadmControlPlane "{ref:Q}" has the version "{version:Q}"'))
 def then_control_plane_version(ctx: ScenarioContext, ref: str, version: str) -> None:
     namespace, name = _split(ref)
-    kcp = find_in(ctx.client, CONTROL_PLANE, "KubeadmControlPlane", name, namespace)
+    kcp = find_in(ctx.client, CONTROL_PLANE_API_VERSION, "KubeadmControlPlane", name, namespace)
     assert kcp is not None, f"no KubeadmControlPlane {ref}"
     assert (kcp.get("spec") or {}).get("version") == version, f"the control plane is at {kcp.get('spec')}"
 
@@ -725,7 +799,7 @@ def then_answers_within(ctx: ScenarioContext, runtime: RuntimeScene, seconds: in
 @then(sentence('the Cluster "{ref:Q}" has no MachineDeployments'))
 def then_no_machine_deployments(ctx: ScenarioContext, ref: str) -> None:
     namespace, name = _split(ref)
-    items = ctx.client.list(CAPI, "MachineDeployment", namespace,
+    items = ctx.client.list(CLUSTER_API_VERSION, "MachineDeployment", namespace,
                             label_selector=f"cluster.x-k8s.io/cluster-name={name}")["items"]
     assert not items, f"MachineDeployments: {[i['metadata']['name'] for i in items]}"
 
@@ -782,13 +856,13 @@ def then_machines_deleting(ctx: ScenarioContext, seconds: int, ref: str, reason:
                'marked ok to delete'))
 def then_machines_deleted_after_ok(ctx: ScenarioContext, ref: str, cluster: str) -> None:
     namespace, name = _split(cluster)
-    marked = next((int(r["seq"]) for r in ctx.scene.audit(resource=AUDIT_CLUSTERS, name=name, namespace=namespace)
+    marked = next((int(r["seq"]) for r in ctx.scene.audit(resource=CLUSTERS_RESOURCE, name=name, namespace=namespace)
                    if OK_TO_DELETE_ANNOTATION in _annotations(r["new"])), None)
     assert marked is not None, f"the Cluster {cluster} was never marked ok to delete"
     machines = {m["metadata"]["name"] for m in _machines_of(ctx, ref)}
     assert machines, f"the MachineDeployment {ref} has no Machines"
     for machine in sorted(machines):
-        deleted = first_deletion_seq(ctx.scene.audit(resource=AUDIT_MACHINES, name=machine, namespace=namespace))
+        deleted = first_deletion_seq(ctx.scene.audit(resource=MACHINES_RESOURCE, name=machine, namespace=namespace))
         assert deleted is None or deleted > marked, (
             f"the Machine {machine} was deleted (#{deleted}) before the Cluster was marked ok to delete (#{marked})")
 

@@ -41,21 +41,21 @@ from controllers.runtime.api import (
     DISCOVERED,
     EXTENSION_CONFIG_KIND,
     FAILURE_POLICY_FAIL,
-    OK_TO_DELETE_ANNOTATION,
     PENDING_HOOKS_ANNOTATION,
     STATUS_FAILURE,
     STATUS_SUCCESS,
 )
 from controllers.runtime.api import API_VERSION as RUNTIME_API_VERSION
-from controllers.topology.api import (
-    HOOK_BLOCKING,
-    HOOK_BLOCKING_NO_MESSAGE,
-    HOOK_BLOCKING_REASON,
-    RECONCILE_FAILED_V1BETA1_REASON,
-    TOPOLOGY_RECONCILED,
-)
+from controllers.topology.api import HOOK_BLOCKING, HOOK_BLOCKING_NO_MESSAGE, HOOK_BLOCKING_REASON
 from features.steps.context import ScenarioContext, sentence
 from harness.client import find_in
+from harness.kube.names.capi import (
+    CLUSTER_API_VERSION,
+    CONTROL_PLANE_API_VERSION,
+    TOPOLOGY_RECONCILE_FAILED_REASON,
+    TOPOLOGY_RECONCILED,
+)
+from harness.kube.names.runtime_sdk import OK_TO_DELETE_ANNOTATION
 from harness.targets.extension import (
     Discovery,
     ExchangeRecorder,
@@ -75,8 +75,6 @@ from harness.world.extension import ExtensionServer, HookResponder
 
 EXTENSION_TARGET = "extension"
 PROCESS_TRANSPORT = "process"
-CAPI = "cluster.x-k8s.io/v1beta1"
-CONTROL_PLANE = "controlplane.cluster.x-k8s.io/v1beta1"
 REFERENCE_TIMEOUT_SECONDS = 5
 HELD_SECONDS = 5
 HELD_MESSAGE = "the reference extension holds {hook} once"
@@ -332,7 +330,7 @@ def _rounds(calls: list[HookCall], handlers: list[dict[str, Any]], config_name: 
 
 def _cluster(ctx: ScenarioContext, ref: str) -> dict[str, Any] | None:
     namespace, name = _split(ref)
-    return find_in(ctx.client, CAPI, "Cluster", name, namespace)
+    return find_in(ctx.client, CLUSTER_API_VERSION, "Cluster", name, namespace)
 
 
 def _annotations(obj: dict[str, Any] | None) -> dict[str, str]:
@@ -358,7 +356,7 @@ def _control_plane_at_topology_version(ctx: ScenarioContext, cluster: dict[str, 
     if cluster is None:
         return False
     meta = cluster["metadata"]
-    kcp = find_in(ctx.client, CONTROL_PLANE, "KubeadmControlPlane", meta["name"], meta["namespace"])
+    kcp = find_in(ctx.client, CONTROL_PLANE_API_VERSION, "KubeadmControlPlane", meta["name"], meta["namespace"])
     wanted = ((cluster.get("spec") or {}).get("topology") or {}).get("version")
     return kcp is not None and ((kcp.get("spec") or {}).get("version")) == wanted
 
@@ -397,8 +395,12 @@ def _hold_problem(hook: str, cluster: dict[str, Any] | None, held: _Round) -> st
     failure_message = next((str(c.response.get("message") or "") for c in held.calls
                             if c.response is not None and c.status != STATUS_SUCCESS), "")
     names_it = GROUP_HOOK.format(hook=hook) in message and failure_message in message
-    if condition.get("status") != "False" or condition.get("reason") != RECONCILE_FAILED_V1BETA1_REASON or not names_it:
-        return (f"TopologyReconciled is {condition}, not False with reason {RECONCILE_FAILED_V1BETA1_REASON} "
+    if (
+        condition.get("status") != "False"
+        or condition.get("reason") != TOPOLOGY_RECONCILE_FAILED_REASON
+        or not names_it
+    ):
+        return (f"TopologyReconciled is {condition}, not False with reason {TOPOLOGY_RECONCILE_FAILED_REASON} "
                 f"naming {hook} and {failure_message!r}")
     return None
 

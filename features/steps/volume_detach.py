@@ -28,14 +28,12 @@ from features.steps.machines import (
     workload,
 )
 from harness.client import MERGE
+from harness.kube.names.knobs import DETACH_DELAY_ANNOTATION, DETACH_STUCK_ANNOTATION
+from harness.kube.names.storage import STORAGE_V1, VOLUME_ATTACHMENT
 
 CSI_DRIVER = "ebs.csi.aws.com"
 STORAGE = "1Gi"
-VA_API_VERSION = "storage.k8s.io/v1"
-VA_KIND = "VolumeAttachment"
 # The CSI attacher's knobs (harness/world/csi_attacher.py).
-DETACH_STUCK = "harness.test/detach-stuck"
-DETACH_DELAY = "harness.test/detach-delay"
 
 
 def _handle(pv: str) -> str:
@@ -69,7 +67,7 @@ def _attachments(ctx: ScenarioContext, capi: CapiScene, pv: str, node: str) -> l
         spec = (obj or {}).get("spec") or {}
         return spec.get("nodeName") == node and (spec.get("source") or {}).get("persistentVolumeName") == pv
 
-    return [r for r in ctx.scene.audit(cluster=capi.workload, resource=AUDIT_RESOURCES[VA_KIND])
+    return [r for r in ctx.scene.audit(cluster=capi.workload, resource=AUDIT_RESOURCES[VOLUME_ATTACHMENT])
             if matches(r["new"]) or matches(r["old"])]
 
 
@@ -101,15 +99,29 @@ def given_labelled_pod_with_volume(ctx: ScenarioContext, capi: CapiScene, machin
 @given(sentence('the volume "{pv:Q}" cannot be detached'))
 def given_volume_stuck(ctx: ScenarioContext, capi: CapiScene, pv: str) -> None:
     client = workload(ctx, capi)
-    ctx.setup(lambda: client.patch("v1", "PersistentVolume", pv, {"metadata": {"annotations": {DETACH_STUCK: "true"}}},
-                                   patch_type=MERGE))
+    ctx.setup(
+        lambda: client.patch(
+            "v1",
+            "PersistentVolume",
+            pv,
+            {"metadata": {"annotations": {DETACH_STUCK_ANNOTATION: "true"}}},
+            patch_type=MERGE,
+        )
+    )
 
 
 @given(sentence('the volume "{pv:Q}" takes {seconds:Int} seconds to detach'))
 def given_volume_slow(ctx: ScenarioContext, capi: CapiScene, pv: str, seconds: int) -> None:
     client = workload(ctx, capi)
-    ctx.setup(lambda: client.patch("v1", "PersistentVolume", pv,
-                                   {"metadata": {"annotations": {DETACH_DELAY: f"{seconds}s"}}}, patch_type=MERGE))
+    ctx.setup(
+        lambda: client.patch(
+            "v1",
+            "PersistentVolume",
+            pv,
+            {"metadata": {"annotations": {DETACH_DELAY_ANNOTATION: f"{seconds}s"}}},
+            patch_type=MERGE,
+        )
+    )
 
 
 @given(sentence('a VolumeAttachment attaches the CSI volume "{pv:Q}" of the claim "{claim:Q}" to the Node of '
@@ -119,12 +131,12 @@ def given_lone_attachment(ctx: ScenarioContext, capi: CapiScene, pv: str, claim:
     node = node_of(capi, machine)
     bound_claim(ctx, capi, claim, pv)
     name = f"csi-manual-{pv}"
-    ctx.setup(lambda: client.create({"apiVersion": VA_API_VERSION, "kind": VA_KIND, "metadata": {"name": name},
+    ctx.setup(lambda: client.create({"apiVersion": STORAGE_V1, "kind": VOLUME_ATTACHMENT, "metadata": {"name": name},
                                      "spec": {"attacher": CSI_DRIVER, "nodeName": node,
                                               "source": {"persistentVolumeName": pv}}}))
 
     def attached() -> bool:
-        va = find_in(client, VA_API_VERSION, VA_KIND, name, None)
+        va = find_in(client, STORAGE_V1, VOLUME_ATTACHMENT, name, None)
         return bool(((va or {}).get("status") or {}).get("attached"))
 
     await_state(ctx, f"the VolumeAttachment {name} attached", attached, 60)

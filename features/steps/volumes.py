@@ -9,9 +9,8 @@ from pytest_bdd import given, then, when
 
 from features.steps.context import POLL_SECONDS, ScenarioContext, sentence
 from features.steps.pods import pod_manifest, start_running_pod
+from harness.kube.names.storage import STORAGE_V1, VOLUME_ATTACHMENT
 
-VA_API_VERSION = "storage.k8s.io/v1"
-VA_KIND = "VolumeAttachment"
 VA_RESOURCE = "volumeattachments.storage.k8s.io"
 STORAGE = "1Gi"
 
@@ -29,7 +28,7 @@ def _matches(va: dict[str, Any] | None, pv: str, node: str) -> bool:
 
 
 def _attachment(ctx: ScenarioContext, pv: str, node: str) -> dict[str, Any] | None:
-    for va in ctx.client.list(VA_API_VERSION, VA_KIND)["items"]:
+    for va in ctx.client.list(STORAGE_V1, VOLUME_ATTACHMENT)["items"]:
         if _matches(va, pv, node):
             return va  # type: ignore[no-any-return]
     return None
@@ -117,7 +116,7 @@ def when_attachment_moved(ctx: ScenarioContext, pv: str, node: str, other: str) 
 ))
 def when_sourceless_attachment_created(ctx: ScenarioContext, name: str, node: str, driver: str) -> None:
     ctx.act(lambda: ctx.client.create({
-        "apiVersion": VA_API_VERSION, "kind": VA_KIND, "metadata": {"name": name},
+        "apiVersion": STORAGE_V1, "kind": VOLUME_ATTACHMENT, "metadata": {"name": name},
         "spec": {"attacher": driver, "nodeName": node, "source": {}},
     }))
 

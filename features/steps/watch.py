@@ -8,10 +8,8 @@ from typing import Any
 from pytest_bdd import given, then, when
 
 from features.steps.context import ScenarioContext, labels_of, sentence
+from harness.kube.names.meta import BOOKMARK, DELETED, ERROR
 
-ERROR = "ERROR"
-BOOKMARK = "BOOKMARK"
-DELETED = "DELETED"
 TOO_OLD_MESSAGE = "too old resource version: {rv} ({oldest})"
 
 

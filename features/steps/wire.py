@@ -21,9 +21,9 @@ from pytest_bdd import given, then, when
 from features.steps.context import ObjectRef, ScenarioContext, sentence
 from features.steps.objects import minimal
 from harness.client import ApiError
+from harness.kube.names.meta import JSON_CONTENT_TYPE
 from harness.world.http_scene import HttpScene, RawWatch, SyncedWatch
 
-JSON = "application/json"
 CHUNKED = "chunked"
 RETRY_AFTER_HEADER = "Retry-After"
 NEEDS_HTTP = "this sentence looks at the HTTP wire: run with --transport http"
@@ -97,7 +97,9 @@ def _answer(wire: Wire) -> tuple[httpx.Response, dict[str, Any]]:
     answer = wire.answer
     assert answer is not None, "nothing was sent over the wire"
     content_type = answer.headers.get("content-type")
-    assert content_type == JSON, f"the answer's Content-Type is {content_type!r}, expected {JSON!r} exactly"
+    assert content_type == JSON_CONTENT_TYPE, (
+        f"the answer's Content-Type is {content_type!r}, expected {JSON_CONTENT_TYPE!r} exactly"
+    )
     body = answer.json()
     assert isinstance(body, dict), f"the answer's body is {body!r}"
     return answer, body
@@ -163,14 +165,14 @@ def when_unserved_read(ctx: ScenarioContext, wire: Wire) -> None:
 def when_collection_replaced(ctx: ScenarioContext, wire: Wire, kind: str, namespace: str) -> None:
     target = ctx.ref(kind, f"{namespace}/any")
     _send(ctx, wire, "PUT", _collection_path(ctx, wire, target.api_version, kind, target.namespace),
-          body=json.dumps(minimal(target)).encode(), content_type=JSON)
+          body=json.dumps(minimal(target)).encode(), content_type=JSON_CONTENT_TYPE)
 
 
 @when(sentence('a {kind:Kind} "{ref:Q}" is created over the wire'))
 def when_created(ctx: ScenarioContext, wire: Wire, kind: str, ref: str) -> None:
     target = ctx.ref(kind, ref)
     _send(ctx, wire, "POST", _collection_path(ctx, wire, target.api_version, kind, target.namespace),
-          body=json.dumps(minimal(target)).encode(), content_type=JSON)
+          body=json.dumps(minimal(target)).encode(), content_type=JSON_CONTENT_TYPE)
 
 
 @when(sentence('a {kind:Kind} "{ref:Q}" is created over the wire as "{content_type:Q}"'))
@@ -191,7 +193,7 @@ def when_evicted(ctx: ScenarioContext, wire: Wire, ref: str) -> None:
     eviction = {"apiVersion": "policy/v1", "kind": "Eviction",
                 "metadata": {"name": target.name, "namespace": target.namespace}}
     _send(ctx, wire, "POST", f"{_object_path(ctx, wire, target)}/eviction", body=json.dumps(eviction).encode(),
-          content_type=JSON)
+          content_type=JSON_CONTENT_TYPE)
 
 
 def _patch(

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from harness.apiserver.resources import ResourceType
+from harness.kube.names.apps import APPS_GROUP
+from harness.kube.names.policy import POLICY_GROUP
 
 CORE = ""
-APPS = "apps"
-POLICY = "policy"
 BATCH = "batch"
 STORAGE = "storage.k8s.io"
 APIEXTENSIONS = "apiextensions.k8s.io"
@@ -43,21 +43,30 @@ SERVICE_ACCOUNT = ResourceType(
 ENDPOINTS = ResourceType(CORE, "v1", "Endpoints", "endpoints", True, "endpoints", ("ep",), has_generation=False)
 
 DEPLOYMENT = ResourceType(
-    APPS, "v1", "Deployment", "deployments", True, "deployment", ("deploy",), ("all",), status=True, scale=True
+    APPS_GROUP, "v1", "Deployment", "deployments", True, "deployment", ("deploy",), ("all",), status=True, scale=True
 )
 REPLICA_SET = ResourceType(
-    APPS, "v1", "ReplicaSet", "replicasets", True, "replicaset", ("rs",), ("all",), status=True, scale=True
+    APPS_GROUP, "v1", "ReplicaSet", "replicasets", True, "replicaset", ("rs",), ("all",), status=True, scale=True
 )
 STATEFUL_SET = ResourceType(
-    APPS, "v1", "StatefulSet", "statefulsets", True, "statefulset", ("sts",), ("all",), status=True, scale=True
+    APPS_GROUP, "v1", "StatefulSet", "statefulsets", True, "statefulset", ("sts",), ("all",), status=True, scale=True
 )
-DAEMON_SET = ResourceType(APPS, "v1", "DaemonSet", "daemonsets", True, "daemonset", ("ds",), ("all",), status=True)
+DAEMON_SET = ResourceType(
+    APPS_GROUP, "v1", "DaemonSet", "daemonsets", True, "daemonset", ("ds",), ("all",), status=True
+)
 CONTROLLER_REVISION = ResourceType(
-    APPS, "v1", "ControllerRevision", "controllerrevisions", True, "controllerrevision", has_generation=False
+    APPS_GROUP, "v1", "ControllerRevision", "controllerrevisions", True, "controllerrevision", has_generation=False
 )
 JOB = ResourceType(BATCH, "v1", "Job", "jobs", True, "job", (), ("all",), status=True)
 POD_DISRUPTION_BUDGET = ResourceType(
-    POLICY, "v1", "PodDisruptionBudget", "poddisruptionbudgets", True, "poddisruptionbudget", ("pdb",), status=True
+    POLICY_GROUP,
+    "v1",
+    "PodDisruptionBudget",
+    "poddisruptionbudgets",
+    True,
+    "poddisruptionbudget",
+    ("pdb",),
+    status=True,
 )
 VOLUME_ATTACHMENT = ResourceType(
     STORAGE, "v1", "VolumeAttachment", "volumeattachments", False, "volumeattachment", status=True,

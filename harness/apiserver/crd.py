@@ -34,17 +34,16 @@ from harness.apiserver.resources import ResourceType
 from harness.apiserver.store import clone
 from harness.kube import errors, validation
 from harness.kube.errors import FieldError
+from harness.kube.names.apiextensions import CRD_KIND, SCOPE_CLUSTER, SCOPE_NAMESPACED
+from harness.kube.validation import FIELD_IMMUTABLE_MSG
 
 if TYPE_CHECKING:
     from harness.apiserver.server import APIServer
 
 CRD_GROUP = builtins.APIEXTENSIONS
-CRD_KIND = "CustomResourceDefinition"
 CLEANUP_FINALIZER = "customresourcecleanup.apiextensions.k8s.io"
 
-NAMESPACED = "Namespaced"
-CLUSTER = "Cluster"
-SCOPES = (CLUSTER, NAMESPACED)  # upstream's order in the NotSupported message
+SCOPES = (SCOPE_CLUSTER, SCOPE_NAMESPACED)  # upstream's order in the NotSupported message
 NONE_CONVERTER = "None"
 
 # Condition types, reasons and messages (apiextensions v1 types, naming/establishing controllers,
@@ -74,7 +73,6 @@ KIND_LIST_KIND_MESSAGE = "kind and listKind may not be the same"
 STORED_VERSIONS_EMPTY_MESSAGE = "must have at least one stored version"
 STORED_VERSION_MISSING_MESSAGE = "must appear in spec.versions"
 STORAGE_VERSION_NOT_STORED_MESSAGE = "must have the storage version "
-FIELD_IMMUTABLE_MESSAGE = "field is immutable"
 TERMINATING_MESSAGE = "{verb} not allowed while custom resource definition is terminating"
 
 # The keys of a custom resource that are not checked against the schema: the apiserver owns them.
@@ -181,7 +179,7 @@ def resource_types(crd: dict[str, Any]) -> list[ResourceType]:
                                                                                               "selectableFields"))))
         schema = _dict(_version_part(crd, version, "schema")).get("openAPIV3Schema")
         out.append(ResourceType(
-            group, _str(version["name"]), kind, plural, _str(spec.get("scope")) == NAMESPACED,
+            group, _str(version["name"]), kind, plural, _str(spec.get("scope")) == SCOPE_NAMESPACED,
             _str(names.get("singular")) or kind.lower(),
             tuple(_str(s) for s in _list(names.get("shortNames"))),
             tuple(_str(c) for c in _list(names.get("categories"))),
@@ -360,7 +358,7 @@ def validate_crd(crd: dict[str, Any], old: dict[str, Any] | None = None) -> list
         if is_condition_true(old, ESTABLISHED):
             immutable[:0] = [("spec.scope", spec.get("scope"), old_spec.get("scope")),
                              ("spec.names.kind", names.get("kind"), old_names.get("kind"))]
-        errs.extend(errors.invalid(path, new, FIELD_IMMUTABLE_MESSAGE) for path, new, was in immutable if new != was)
+        errs.extend(errors.invalid(path, new, FIELD_IMMUTABLE_MSG) for path, new, was in immutable if new != was)
     errs.extend(_validate_names(_dict(_dict(crd.get("status")).get("acceptedNames")), "status.acceptedNames"))
     errs.extend(_validate_stored_versions(crd))
     return errs

@@ -34,12 +34,22 @@ from harness.apiserver import builtins
 from harness.apiserver.server import APIServer
 from harness.apiserver.store import clone
 from harness.kube import errors, selectors
+from harness.kube.names.core import (
+    CONDITION_FALSE,
+    CONDITION_TRUE,
+    DISRUPTION_TARGET,
+    EVICTION_BY_EVICTION_API,
+    POD_FAILED,
+    POD_PENDING,
+    POD_READY,
+    POD_SUCCEEDED,
+)
+from harness.kube.names.policy import PDB_VIOLATION_MESSAGE, POLICY_GROUP, POLICY_V1
 
 # -- Eviction API facts (policy/v1, eviction.go) ------------------------------------------------------
 
 EVICTION_KIND = "Eviction"
 EVICTION_API_VERSIONS = ("policy/v1", "policy/v1beta1")
-EXPECTED_API_VERSION = "policy/v1"  # what discovery advertises for pods/eviction
 # Where the decoder says an unknown kind would have had to be registered (upstream's scheme name).
 LEGACY_SCHEME = "pkg/api/legacyscheme/scheme.go:30"
 
@@ -48,7 +58,6 @@ NAMESPACE_MISMATCH_MSG = "the namespace of the provided object does not match th
 NOT_AN_OBJECT_MSG = "the body of the request was not a JSON object"
 DRY_RUN_MISMATCH_MSG = "Non-matching dry-run options in request and content: {} and {}"
 MULTIPLE_PDBS_MSG = "This pod has more than one PodDisruptionBudget, which the eviction subresource does not support."
-VIOLATION_MSG = "Cannot evict pod as it would violate the pod's disruption budget."
 DISRUPTION_BUDGET_CAUSE = "DisruptionBudget"  # policyv1.DisruptionBudgetCause
 STILL_PROCESSING_MSG = "The disruption budget {} is still being processed by the server."
 NEEDS_HEALTHY_MSG = "The disruption budget {} needs {} healthy pods and has {} currently"
@@ -56,7 +65,6 @@ NEGATIVE_BUDGET_MSG = "pdb disruptions allowed is negative"
 TOO_MANY_DISRUPTED_MSG = "DisruptedPods map too big - too many evictions not confirmed by PDB controller"
 # NewForbidden(policy.Resource("poddisruptionbudget"), ...): singular resource, policy group.
 PDB_FORBIDDEN_RESOURCE = "poddisruptionbudget"
-PDB_GROUP = "policy"
 # The conflicts addConditionAndDeletePod raises name the resource "Pod" (schema.GroupResource{Resource: "Pod"}).
 POD_CONFLICT_RESOURCE = "Pod"
 UID_PRECONDITION_MSG = (
@@ -78,12 +86,6 @@ LOOPBACK_USER = "system:apiserver"
 
 # -- Pod facts -----------------------------------------------------------------------------------------
 
-POD_PENDING = "Pending"
-POD_SUCCEEDED = "Succeeded"
-POD_FAILED = "Failed"
-POD_READY = "Ready"
-DISRUPTION_TARGET = "DisruptionTarget"
-EVICTION_BY_EVICTION_API = "EvictionByEvictionAPI"
 EVICTION_API_MESSAGE = "Eviction API: evicting"
 
 # -- PodDisruptionBudget facts (policy/v1 types.go, component-helpers) -----------------------------
@@ -94,8 +96,6 @@ DISRUPTION_ALLOWED = "DisruptionAllowed"
 SUFFICIENT_PODS = "SufficientPods"
 INSUFFICIENT_PODS = "InsufficientPods"
 SYNC_FAILED = "SyncFailed"
-CONDITION_TRUE = "True"
-CONDITION_FALSE = "False"
 
 
 # -- conditions ---------------------------------------------------------------------------------------
@@ -224,12 +224,12 @@ def _check_body(namespace: str, body: Any) -> dict[str, Any]:
         version = api_version.rsplit("/", 1)[-1]
         raise errors.bad_request(
             f'{kind} in version "{version}" cannot be handled as a {EVICTION_KIND}: no kind "{kind}" is registered '
-            f'for version "{api_version or EXPECTED_API_VERSION}" in scheme "{LEGACY_SCHEME}"'
+            f'for version "{api_version or POLICY_V1}" in scheme "{LEGACY_SCHEME}"'
         )
     if api_version and api_version not in EVICTION_API_VERSIONS:
         raise errors.bad_request(
             f"the API version in the data ({api_version}) does not match the expected API version "
-            f"({EXPECTED_API_VERSION})"
+            f"({POLICY_V1})"
         )
     meta = body.get("metadata")
     meta = meta if isinstance(meta, dict) else {}
@@ -297,7 +297,7 @@ def _should_enforce_resource_version(pod: dict[str, Any]) -> bool:
 def _still_processing(pdb_name: str) -> errors.StatusError:
     """``createTooManyRequestsError``: 429 with Retry-After 10 and the DisruptionBudget cause."""
     return errors.too_many_requests(
-        VIOLATION_MSG, STILL_PROCESSING_RETRY_AFTER,
+        PDB_VIOLATION_MESSAGE, STILL_PROCESSING_RETRY_AFTER,
         [{"reason": DISRUPTION_BUDGET_CAUSE, "message": STILL_PROCESSING_MSG.format(pdb_name)}],
     )
 
@@ -356,14 +356,16 @@ def _check_and_decrement(server: APIServer, namespace: str, pod_name: str, pdb: 
         raise _still_processing(name)
     allowed = int(status.get("disruptionsAllowed") or 0)
     if allowed < 0:
-        raise errors.forbidden_error(PDB_FORBIDDEN_RESOURCE, PDB_GROUP, name, NEGATIVE_BUDGET_MSG)
+        raise errors.forbidden_error(PDB_FORBIDDEN_RESOURCE, POLICY_GROUP, name, NEGATIVE_BUDGET_MSG)
     if len(status.get("disruptedPods") or {}) > MAX_DISRUPTED_POD_SIZE:
-        raise errors.forbidden_error(PDB_FORBIDDEN_RESOURCE, PDB_GROUP, name, TOO_MANY_DISRUPTED_MSG)
+        raise errors.forbidden_error(PDB_FORBIDDEN_RESOURCE, POLICY_GROUP, name, TOO_MANY_DISRUPTED_MSG)
     if allowed == 0:
         message = NEEDS_HEALTHY_MSG.format(
             name, int(status.get("desiredHealthy") or 0), int(status.get("currentHealthy") or 0)
         )
-        raise errors.too_many_requests(VIOLATION_MSG, 0, [{"reason": DISRUPTION_BUDGET_CAUSE, "message": message}])
+        raise errors.too_many_requests(
+            PDB_VIOLATION_MESSAGE, 0, [{"reason": DISRUPTION_BUDGET_CAUSE, "message": message}]
+        )
     status["disruptionsAllowed"] = allowed - 1
     now = server.now()
     if status["disruptionsAllowed"] == 0:

@@ -27,11 +27,10 @@ from harness.kube.errors import (
     unprocessable,
     unsupported_media_type,
 )
-
-SMP_CONTENT_TYPE = "application/strategic-merge-patch+json"
-MERGE_CONTENT_TYPE = "application/merge-patch+json"
-JSON_PATCH_CONTENT_TYPE = "application/json-patch+json"
-APPLY_YAML_CONTENT_TYPE = "application/apply-patch+yaml"
+from harness.kube.names.meta import APPLY_PATCH_CONTENT_TYPE as APPLY_YAML_CONTENT_TYPE
+from harness.kube.names.meta import JSON_PATCH_CONTENT_TYPE
+from harness.kube.names.meta import MERGE_PATCH_CONTENT_TYPE as MERGE_CONTENT_TYPE
+from harness.kube.names.meta import STRATEGIC_MERGE_PATCH_CONTENT_TYPE as SMP_CONTENT_TYPE
 
 # ``maxJSONPatchOperations`` in handlers/patch.go.
 MAX_JSON_PATCH_OPERATIONS = 10000

@@ -24,12 +24,18 @@ from harness.apiserver.watch import Watch
 from harness.clock import VirtualClock
 from harness.kube import errors, selectors
 from harness.kube import validation as kube_validation
+from harness.kube.names.meta import (
+    APPLY_PATCH_CONTENT_TYPE,
+    FOREGROUND_FINALIZER,
+    JSON_PATCH_CONTENT_TYPE,
+    MERGE_PATCH_CONTENT_TYPE,
+    ORPHAN_FINALIZER,
+    STRATEGIC_MERGE_PATCH_CONTENT_TYPE,
+)
+from harness.kube.names.meta import PROPAGATION_BACKGROUND as BACKGROUND
+from harness.kube.names.meta import PROPAGATION_FOREGROUND as FOREGROUND
+from harness.kube.names.meta import PROPAGATION_ORPHAN as ORPHAN
 
-FOREGROUND_FINALIZER = "foregroundDeletion"
-ORPHAN_FINALIZER = "orphan"
-BACKGROUND = "Background"
-FOREGROUND = "Foreground"
-ORPHAN = "Orphan"
 PROPAGATION_POLICIES = (BACKGROUND, FOREGROUND, ORPHAN)
 # Kinds whose create keeps the status the client sent (the kubelet registers Nodes with theirs).
 KEEP_STATUS_ON_CREATE = {("v1", "Node")}
@@ -561,24 +567,24 @@ class APIServer:
 
         Strategic merge on a custom resource is 415; apply creates a missing object (201) and
         needs a field manager; a patch that names a stale resourceVersion is a 409."""
-        accepted = [patch.JSON_PATCH_CONTENT_TYPE, patch.MERGE_CONTENT_TYPE, patch.APPLY_YAML_CONTENT_TYPE]
+        accepted = [JSON_PATCH_CONTENT_TYPE, MERGE_PATCH_CONTENT_TYPE, APPLY_PATCH_CONTENT_TYPE]
         if not rt.custom and patch.supports_strategic(rt.kind):
-            accepted.insert(2, patch.SMP_CONTENT_TYPE)
+            accepted.insert(2, STRATEGIC_MERGE_PATCH_CONTENT_TYPE)
         if patch_type not in accepted:
             raise errors.unsupported_media_type(patch_type, accepted)
-        if force and patch_type != patch.APPLY_YAML_CONTENT_TYPE:
+        if force and patch_type != APPLY_PATCH_CONTENT_TYPE:
             raise errors.invalid_object(
                 "PatchOptions", "meta.k8s.io", "",
                 [errors.forbidden("force", "may not be specified for non-apply patch")],
             )
-        if patch_type == patch.APPLY_YAML_CONTENT_TYPE:
+        if patch_type == APPLY_PATCH_CONTENT_TYPE:
             return self._apply(rt, namespace, name, body, subresource=subresource, dry_run=dry_run,
                                field_manager=field_manager, user=user)
         old = self._get_stored(rt, namespace, name)
         current = self._out(rt, old)
-        if patch_type == patch.JSON_PATCH_CONTENT_TYPE:
+        if patch_type == JSON_PATCH_CONTENT_TYPE:
             result = patch.json_patch(current, body)
-        elif patch_type == patch.MERGE_CONTENT_TYPE:
+        elif patch_type == MERGE_PATCH_CONTENT_TYPE:
             result = patch.merge_patch(current, body)
         else:
             result = patch.strategic_merge_patch(current, body, rt.kind)

@@ -10,8 +10,9 @@ from __future__ import annotations
 from collections import deque
 from typing import Any
 
-from harness.apiserver.watch import ADDED, DELETED, MODIFIED, Watch
+from harness.apiserver.watch import Watch
 from harness.kube import errors
+from harness.kube.names.meta import ADDED, DELETED, MODIFIED
 
 # The watch cache's history window, in events. Older resourceVersions get 410 Expired.
 DEFAULT_HISTORY = 200_000

@@ -12,12 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from harness.kube import errors
-
-ADDED = "ADDED"
-MODIFIED = "MODIFIED"
-DELETED = "DELETED"
-BOOKMARK = "BOOKMARK"
-ERROR = "ERROR"
+from harness.kube.names.meta import ADDED, BOOKMARK, DELETED, ERROR, MODIFIED
 
 Matcher = Callable[[dict[str, Any]], bool]
 

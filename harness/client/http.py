@@ -21,11 +21,10 @@ from urllib.parse import urlparse
 import httpx
 import yaml
 
-from harness.client.interface import MERGE
 from harness.kube.errors import StatusError, status
+from harness.kube.names.meta import AUDIT_ID_HEADER, MERGE_PATCH_CONTENT_TYPE
 
 ADMIN_PATH = "/harness/v1"
-AUDIT_ID_HEADER = "Audit-Id"
 
 
 def _raise_for(response: httpx.Response) -> None:
@@ -286,7 +285,7 @@ class HttpClient:
         body: Any,
         *,
         namespace: str | None = None,
-        patch_type: str = MERGE,
+        patch_type: str = MERGE_PATCH_CONTENT_TYPE,
         subresource: str = "",
         dry_run: bool = False,
         field_manager: str | None = None,

@@ -15,8 +15,8 @@ from harness.apiserver.resources import ResourceType
 from harness.apiserver.server import APIServer
 from harness.apiserver.store import clone
 from harness.apiserver.watch import Watch
-from harness.client.interface import MERGE
 from harness.kube.errors import StatusError
+from harness.kube.names.meta import MERGE_PATCH_CONTENT_TYPE
 
 
 class InProcessWatch:
@@ -151,7 +151,7 @@ class InProcessClient:
         body: Any,
         *,
         namespace: str | None = None,
-        patch_type: str = MERGE,
+        patch_type: str = MERGE_PATCH_CONTENT_TYPE,
         subresource: str = "",
         dry_run: bool = False,
         field_manager: str | None = None,

@@ -10,13 +10,10 @@ from collections.abc import Callable
 from typing import Any, Protocol
 
 from harness.kube.errors import StatusError
+from harness.kube.names.meta import MERGE_PATCH_CONTENT_TYPE as MERGE
 
 ApiError = StatusError
 
-STRATEGIC = "application/strategic-merge-patch+json"
-MERGE = "application/merge-patch+json"
-JSON_PATCH = "application/json-patch+json"
-APPLY = "application/apply-patch+yaml"
 
 
 class WatchStream(Protocol):

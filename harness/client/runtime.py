@@ -23,8 +23,9 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from harness.client.interface import MERGE, Client, WatchStream
+from harness.client.interface import Client, WatchStream
 from harness.clock import Scheduler, Timer
+from harness.kube.names.meta import MERGE_PATCH_CONTENT_TYPE
 
 log = logging.getLogger("lifecycle_tck.runtime")
 
@@ -237,7 +238,7 @@ def add_finalizer(client: Client, obj: dict[str, Any], finalizer: str) -> bool:
         return False
     client.patch(str(obj["apiVersion"]), str(obj["kind"]), meta["name"],
                  {"metadata": {"finalizers": finalizers + [finalizer]}},
-                 namespace=meta.get("namespace"), patch_type=MERGE)
+                 namespace=meta.get("namespace"), patch_type=MERGE_PATCH_CONTENT_TYPE)
     return True
 
 

@@ -36,6 +36,7 @@ from harness.kube.errors import (
     required,
     too_long,
 )
+from harness.kube.names.meta import FOREGROUND_FINALIZER, ORPHAN_FINALIZER
 
 # -- limits ----------------------------------------------------------------------------------------
 
@@ -116,8 +117,6 @@ SELECTOR_BAD_OPERATOR_MSG = "not a valid selector operator"
 
 # -- enumerations ------------------------------------------------------------------------------------
 
-FINALIZER_ORPHAN = "orphan"
-FINALIZER_FOREGROUND = "foregroundDeletion"
 SELECTOR_OPS_WITH_VALUES = ("In", "NotIn")
 SELECTOR_OPS_WITHOUT_VALUES = ("Exists", "DoesNotExist")
 BANNED_OWNERS = {("", "v1", "Event")}
@@ -484,8 +483,8 @@ def validate_finalizers(finalizers: Any, field_path: str = "metadata.finalizers"
     """
     names = [_text(item) for item in _as_list(finalizers)]
     errs = [invalid(field_path, name, msg) for name in names for msg in is_qualified_name(name)]
-    if FINALIZER_ORPHAN in names and FINALIZER_FOREGROUND in names:
-        detail = FINALIZERS_CONFLICT_MSG.format(orphan=FINALIZER_ORPHAN, foreground=FINALIZER_FOREGROUND)
+    if ORPHAN_FINALIZER in names and FOREGROUND_FINALIZER in names:
+        detail = FINALIZERS_CONFLICT_MSG.format(orphan=ORPHAN_FINALIZER, foreground=FOREGROUND_FINALIZER)
         errs.append(_invalid_rendered(field_path, _go_string_slice(names), detail))
     return errs
 

@@ -51,17 +51,16 @@ from controllers.runtime.api import (
     hook_path,
 )
 from controllers.runtime.client import RuntimeSDKError, clean_cluster, validate_discovery_response
+from harness.kube.names.capi import CLUSTER_API_VERSION, CLUSTER_KIND
+from harness.kube.names.core import KUBERNETES_VERSION as PROBE_TO_VERSION
 
 HTTPS = "https"
 HTTPS_PORT = 443
-CLUSTER_API_VERSION = "cluster.x-k8s.io/v1beta1"
-CLUSTER_KIND = "Cluster"
 # The Cluster the probes ask about: it exists nowhere, so an extension acting on it touches nothing real.
 PROBE_NAMESPACE = "lifecycle-tck-probe"
 PROBE_CLUSTER = "probe"
 PROBE_CLASS = "quick-start"
 PROBE_FROM_VERSION = "v1.31.0"
-PROBE_TO_VERSION = "v1.32.0"
 # Hook-specific request fields (lifecyclehooks_types.go).
 FROM_VERSION_FIELD = "fromKubernetesVersion"
 TO_VERSION_FIELD = "toKubernetesVersion"

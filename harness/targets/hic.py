@@ -43,6 +43,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from harness.kube.names.capi import MACHINES_RESOURCE
 from harness.targets.process import command_problem, controller_kubeconfig
 from harness.world.hic import CONFIG_ENV, HicConfig, load_config
 from harness.world.http_scene import HttpScene, WorldServer
@@ -50,7 +51,6 @@ from harness.world.world import World
 
 # Who the HIC under test is on the wire (its kubeconfig's bearer token names it).
 HIC_USER = "system:serviceaccount:hic-under-test:hic"
-MACHINES_RESOURCE = "machines.cluster.x-k8s.io"
 # Wall-clock quiet period: no accepted write and every watch stream written out for this long means
 # the HIC has reacted to what it was sent. Long enough for a Python HIC to read an event and write
 # back (tens of milliseconds), short enough that a scenario of a few dozen settles stays fast.

@@ -56,6 +56,7 @@ import pytest
 import yaml
 
 from controllers.registry import CONTROLLERS
+from harness.kube.names.capi import MACHINES_RESOURCE
 from harness.targets.conformance import NOT_APPLICABLE_SKIP
 from harness.targets.process import (
     STOP_SECONDS,
@@ -75,7 +76,6 @@ PROFILE = "machine_controller"
 MACHINE = "machine"
 # Who the machine controller under test is on the wire.
 MACHINE_CONTROLLER_USER = "system:serviceaccount:machine-controller-under-test:machine-controller"
-MACHINES_RESOURCE = "machines.cluster.x-k8s.io"
 # Wall-clock mode: how much virtual time a scenario may let pass in all (each second waited for);
 # a few settle rounds of a hook owner or a drain retry fit, a timeout of minutes does not.
 WALL_BUDGET_SECONDS = 10.0

@@ -28,9 +28,8 @@ from harness.apiserver.crd import (
 )
 from harness.client import ApiError, Client, Controller, Request, Result
 from harness.clock import rfc3339
+from harness.kube.names.apiextensions import APIEXTENSIONS_V1, CRD_KIND
 
-CRD_API_VERSION = "apiextensions.k8s.io/v1"
-CRD_KIND = "CustomResourceDefinition"
 # The CRD finalizer polls the remaining instances every 5 s (wait.PollImmediate(5*time.Second, ...)).
 RECHECK_SECONDS = 5.0
 
@@ -43,12 +42,12 @@ class CRDCleanupController(Controller):
         self.client = client
 
     def setup(self) -> None:
-        self.watch(self.client, CRD_API_VERSION, CRD_KIND)
+        self.watch(self.client, APIEXTENSIONS_V1, CRD_KIND)
 
     def reconcile(self, request: Request) -> Result | None:
         """Delete a terminating CRD's instances; drop its finalizer once none remain."""
         try:
-            crd = self.client.get(CRD_API_VERSION, CRD_KIND, request.name)
+            crd = self.client.get(APIEXTENSIONS_V1, CRD_KIND, request.name)
         except ApiError as err:
             if err.code == 404:
                 return None
@@ -67,7 +66,7 @@ class CRDCleanupController(Controller):
         finalizers = [f for f in crd["metadata"].get("finalizers") or [] if f != CLEANUP_FINALIZER]
         patch = {"metadata": {"finalizers": finalizers or None, "resourceVersion": crd["metadata"]["resourceVersion"]}}
         try:
-            self.client.patch(CRD_API_VERSION, CRD_KIND, request.name, patch)
+            self.client.patch(APIEXTENSIONS_V1, CRD_KIND, request.name, patch)
         except ApiError as err:
             if err.code == 409:
                 return Result(requeue=True)  # changed meanwhile: look again

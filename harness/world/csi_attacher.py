@@ -42,21 +42,17 @@ from typing import Any
 from harness.client import ApiError, Client, Controller, Request, Result, find_in
 from harness.clock import parse_rfc3339, rfc3339
 from harness.kube.duration import duration_seconds
-from harness.world.kubelet import CSI_UNIQUE_NAME, pod_csi_volumes
+from harness.kube.names.core import NODE_READY, POD_FAILED, POD_SUCCEEDED
+from harness.kube.names.knobs import DETACH_DELAY_ANNOTATION, DETACH_STUCK_ANNOTATION
+from harness.kube.names.storage import CSI_UNIQUE_NAME, STORAGE_V1, VOLUME_ATTACHMENT
+from harness.world.kubelet import pod_csi_volumes
 
-VA_API_VERSION = "storage.k8s.io/v1"
-VA_KIND = "VolumeAttachment"
 ATTACHMENT_NAME = "csi-{digest}"
 FINALIZER_PREFIX = "external-attacher/"
 OUT_OF_SERVICE_TAINT = "node.kubernetes.io/out-of-service"
-NODE_READY = "Ready"
-SUCCEEDED = "Succeeded"
-FAILED = "Failed"
 # The attach/detach controller's maxWaitForUnmountDuration.
 MAX_WAIT_FOR_UNMOUNT = 360.0
 
-DETACH_DELAY_ANNOTATION = "harness.test/detach-delay"
-DETACH_STUCK_ANNOTATION = "harness.test/detach-stuck"
 DETACH_STUCK_MESSAGE = (
     "rpc error: code = DeadlineExceeded desc = ControllerUnpublishVolume is stuck (harness.test/detach-stuck)"
 )
@@ -94,7 +90,7 @@ def _pod_claims(pod: dict[str, Any]) -> tuple[str, ...]:
 
 def _pod_terminated(pod: dict[str, Any]) -> bool:
     status = pod.get("status") or {}
-    if status.get("phase") in (SUCCEEDED, FAILED):
+    if status.get("phase") in (POD_SUCCEEDED, POD_FAILED):
         return True
     if not (pod.get("metadata") or {}).get("deletionTimestamp"):
         return False
@@ -146,7 +142,7 @@ class CSIAttacher(Controller):
         self.watch(self.client, "v1", "Pod", self._on_pod)
         self.watch(self.client, "v1", "PersistentVolumeClaim", self._on_claim)
         self.watch(self.client, "v1", "PersistentVolume", self._on_pv)
-        self.watch(self.client, VA_API_VERSION, VA_KIND, self._on_va)
+        self.watch(self.client, STORAGE_V1, VOLUME_ATTACHMENT, self._on_va)
         self.watch(self.client, "v1", "Node", self._on_node)
 
     # -- event mapping -------------------------------------------------------------------------------
@@ -219,7 +215,7 @@ class CSIAttacher(Controller):
         node = find_in(self.client, "v1", "Node", node_name)
         vas = {}
         for name in sorted(self._node_vas.get(node_name, ())):
-            va = find_in(self.client, VA_API_VERSION, VA_KIND, name)
+            va = find_in(self.client, STORAGE_V1, VOLUME_ATTACHMENT, name)
             if va is not None and (va.get("spec") or {}).get("nodeName") == node_name:
                 vas[name] = va
         desired = {} if node is None else self._desired(node_name)
@@ -350,7 +346,7 @@ class CSIAttacher(Controller):
         if finalizers == list(va["metadata"].get("finalizers") or []):
             return bool(finalizers), 0.0  # someone else's finalizer holds it
         try:
-            self.client.patch(VA_API_VERSION, VA_KIND, meta["name"], {
+            self.client.patch(STORAGE_V1, VOLUME_ATTACHMENT, meta["name"], {
                 "metadata": {"finalizers": finalizers or None, "resourceVersion": va["metadata"]["resourceVersion"]}})
         except ApiError as err:
             if err.code != 404:
@@ -365,14 +361,14 @@ class CSIAttacher(Controller):
         return find_in(self.client, "v1", "PersistentVolume", pv_name) if pv_name else None
 
     def _create(self, name: str, driver: str, node_name: str, pv_name: str) -> dict[str, Any]:
-        body = {"apiVersion": VA_API_VERSION, "kind": VA_KIND, "metadata": {"name": name},
+        body = {"apiVersion": STORAGE_V1, "kind": VOLUME_ATTACHMENT, "metadata": {"name": name},
                 "spec": {"attacher": driver, "nodeName": node_name, "source": {"persistentVolumeName": pv_name}}}
         try:
             va = self.client.create(body)
         except ApiError as err:
             if err.code != 409:
                 raise
-            va = self.client.get(VA_API_VERSION, VA_KIND, name)
+            va = self.client.get(STORAGE_V1, VOLUME_ATTACHMENT, name)
         self._index_va(name, node_name, pv_name)
         return va
 
@@ -380,14 +376,14 @@ class CSIAttacher(Controller):
         """DELETE the VA; the object as it now stands (deleting, held by finalizers), or None if gone."""
         name = va["metadata"]["name"]
         try:
-            self.client.delete(VA_API_VERSION, VA_KIND, name)
+            self.client.delete(STORAGE_V1, VOLUME_ATTACHMENT, name)
         except ApiError as err:
             if err.code != 404:
                 raise
-        return find_in(self.client, VA_API_VERSION, VA_KIND, name)
+        return find_in(self.client, STORAGE_V1, VOLUME_ATTACHMENT, name)
 
     def _patch_va(self, va: dict[str, Any], body: dict[str, Any], *, status: bool = False) -> dict[str, Any]:
-        return self.client.patch(VA_API_VERSION, VA_KIND, va["metadata"]["name"], body,
+        return self.client.patch(STORAGE_V1, VOLUME_ATTACHMENT, va["metadata"]["name"], body,
                                  subresource="status" if status else "")
 
     def _sync_volumes_attached(self, node: dict[str, Any], attached: set[str], removed: set[str]) -> None:

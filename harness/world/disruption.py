@@ -34,7 +34,6 @@ from collections.abc import Iterable
 from typing import Any
 
 from harness.apiserver.eviction import (
-    CONDITION_FALSE,
     DISRUPTION_ALLOWED,
     SYNC_FAILED,
     conditions_are_up_to_date,
@@ -46,13 +45,11 @@ from harness.apiserver.eviction import (
 from harness.client import NORMAL, WARNING, ApiError, Client, Controller, EventRecorder, Request, Result, find_in
 from harness.clock import parse_rfc3339, rfc3339
 from harness.kube.intstr import IntOrStringError, scaled_value
+from harness.kube.names.apiextensions import APIEXTENSIONS_V1, CRD_KIND
+from harness.kube.names.apps import APPS_V1
+from harness.kube.names.core import CONDITION_FALSE
+from harness.kube.names.policy import PDB_KIND, POLICY_V1
 from harness.kube.selectors import label_selector_from_dict
-
-PDB_API_VERSION = "policy/v1"
-PDB_KIND = "PodDisruptionBudget"
-APPS_V1 = "apps/v1"
-CRD_API_VERSION = "apiextensions.k8s.io/v1"
-CRD_KIND = "CustomResourceDefinition"
 
 # The controller's event source (upstream records as the controller manager).
 COMPONENT = "controllermanager"
@@ -176,7 +173,7 @@ class DisruptionController(Controller):
         self._unanchored: dict[str, set[str]] = {}
 
     def setup(self) -> None:
-        self.watch(self.client, PDB_API_VERSION, PDB_KIND, self._remember_pdb)
+        self.watch(self.client, POLICY_V1, PDB_KIND, self._remember_pdb)
         self.watch(self.client, "v1", "Pod", self._pdbs_for_pod)
         for kind in ("ReplicaSet", "Deployment", "StatefulSet"):
             self.watch(self.client, APPS_V1, kind, self._pdbs_in_namespace)
@@ -290,7 +287,7 @@ class DisruptionController(Controller):
 
     def reconcile(self, request: Request) -> Result | None:
         try:
-            pdb = self.client.get(PDB_API_VERSION, PDB_KIND, request.name, request.namespace)
+            pdb = self.client.get(POLICY_V1, PDB_KIND, request.name, request.namespace)
         except ApiError as err:
             if err.code == 404:
                 return None
@@ -443,7 +440,7 @@ class DisruptionController(Controller):
 
     def _scale_replicas(self, owner: dict[str, Any], group_resource: str) -> int:
         """``spec.replicas`` of the owner's Scale: at the CRD's ``specReplicasPath`` for a custom resource."""
-        crd = find_in(self.client, CRD_API_VERSION, CRD_KIND, group_resource, "") if "." in group_resource else None
+        crd = find_in(self.client, APIEXTENSIONS_V1, CRD_KIND, group_resource, "") if "." in group_resource else None
         path = ".spec.replicas"
         for version in ((crd or {}).get("spec") or {}).get("versions") or []:
             scale = (version.get("subresources") or {}).get("scale") or {}

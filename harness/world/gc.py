@@ -31,14 +31,15 @@ from collections.abc import Iterable
 from typing import Any
 
 from harness.client import ApiError, Client, Controller, Request, Result, find_in
+from harness.kube.names.apiextensions import APIEXTENSIONS_V1, CRD_KIND
+from harness.kube.names.meta import (
+    FOREGROUND_FINALIZER,
+    ORPHAN_FINALIZER,
+    PROPAGATION_BACKGROUND,
+    PROPAGATION_FOREGROUND,
+    PROPAGATION_ORPHAN,
+)
 
-FOREGROUND_FINALIZER = "foregroundDeletion"
-ORPHAN_FINALIZER = "orphan"
-BACKGROUND = "Background"
-FOREGROUND = "Foreground"
-ORPHAN = "Orphan"
-CRD_API_VERSION = "apiextensions.k8s.io/v1"
-CRD_KIND = "CustomResourceDefinition"
 # Kinds the garbage collector never watches (upstream's ignoredResources): events.
 IGNORED_KINDS = {("v1", "Event"), ("events.k8s.io/v1", "Event")}
 # Upstream keeps the last 500 absent owners; a bigger cache only saves lookups.
@@ -107,7 +108,7 @@ class GarbageCollector(Controller):
     # -- watches -------------------------------------------------------------------------------------
 
     def setup(self) -> None:
-        self.watch(self.client, CRD_API_VERSION, CRD_KIND, self._crd_mapper)
+        self.watch(self.client, APIEXTENSIONS_V1, CRD_KIND, self._crd_mapper)
         self._sync_kinds()
 
     def _sync_kinds(self) -> None:
@@ -272,14 +273,14 @@ class GarbageCollector(Controller):
         if waiting and dependents:
             if any(dep.foreground for _, dep in dependents):
                 self._unblock_refs(node)  # break a cycle of owners waiting on each other
-            self._delete(node, uid, FOREGROUND)
+            self._delete(node, uid, PROPAGATION_FOREGROUND)
             return None
         finalizers = live["metadata"].get("finalizers") or ()
-        policy = BACKGROUND
+        policy = PROPAGATION_BACKGROUND
         if ORPHAN_FINALIZER in finalizers:
-            policy = ORPHAN
+            policy = PROPAGATION_ORPHAN
         elif FOREGROUND_FINALIZER in finalizers:
-            policy = FOREGROUND
+            policy = PROPAGATION_FOREGROUND
         self._delete(node, uid, policy)
         return None
 

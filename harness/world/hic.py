@@ -39,13 +39,16 @@ from typing import Any
 
 import yaml
 
-from controllers.machine.api import PRE_DRAIN_DELETE_HOOK_PREFIX, PRE_TERMINATE_DELETE_HOOK_PREFIX
 from harness.client import JSON_PATCH, ApiError, Client, Controller, Request, Result, find_in
 from harness.clock import parse_rfc3339
+from harness.kube.names.capi import (
+    CLUSTER_API_VERSION,
+    MACHINE_KIND,
+    PRE_DRAIN_DELETE_HOOK_PREFIX,
+    PRE_TERMINATE_DELETE_HOOK_PREFIX,
+)
 from harness.kube.selectors import label_selector_from_dict
 
-MACHINE_API_VERSION = "cluster.x-k8s.io/v1beta1"
-MACHINE_KIND = "Machine"
 PRE_DRAIN = "pre-drain"
 PRE_TERMINATE = "pre-terminate"
 # The lifecycle points (seed 000 "Lifecycle Points") and their annotation prefixes (seed 001, upstream).
@@ -219,7 +222,7 @@ class ReferenceHic(Controller):
             self.config = parse_config(config)
         except HicConfigError as err:
             raise ValueError(str(err)) from None
-        self.watch(self.client, MACHINE_API_VERSION, MACHINE_KIND, label_selector=self.config.label_selector)
+        self.watch(self.client, CLUSTER_API_VERSION, MACHINE_KIND, label_selector=self.config.label_selector)
         self.restart()
         return self.config.to_dict()
 
@@ -228,7 +231,7 @@ class ReferenceHic(Controller):
         self.drop_timers()
         if self.config is None:
             return
-        listed = self.client.list(MACHINE_API_VERSION, MACHINE_KIND, label_selector=self.config.label_selector)
+        listed = self.client.list(CLUSTER_API_VERSION, MACHINE_KIND, label_selector=self.config.label_selector)
         for machine in listed.get("items") or []:
             self.enqueue(Request.of(machine))
 
@@ -240,7 +243,7 @@ class ReferenceHic(Controller):
         config = self.config
         if config is None:
             return None
-        machine = find_in(self.client, MACHINE_API_VERSION, MACHINE_KIND, request.name, request.namespace)
+        machine = find_in(self.client, CLUSTER_API_VERSION, MACHINE_KIND, request.name, request.namespace)
         if machine is None or not config.selects(_meta(machine).get("labels")):
             return None
         annotations = _meta(machine).get("annotations") or {}
@@ -271,7 +274,7 @@ class ReferenceHic(Controller):
             ops = [{"op": "add", "path": "/metadata/annotations", "value": {}}, *ops]
         meta = _meta(machine)
         try:
-            self.client.patch(MACHINE_API_VERSION, MACHINE_KIND, meta["name"], ops, namespace=meta.get("namespace"),
+            self.client.patch(CLUSTER_API_VERSION, MACHINE_KIND, meta["name"], ops, namespace=meta.get("namespace"),
                               patch_type=JSON_PATCH)
         except ApiError as err:
             if err.code == NOT_FOUND:

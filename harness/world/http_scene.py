@@ -39,8 +39,9 @@ from starlette.types import Receive, Scope, Send
 
 from harness.apiserver.clusters import MANAGEMENT, cluster_path
 from harness.apiserver.http import bind, create_app, run_server, url
-from harness.client.http import AUDIT_ID_HEADER, HttpClient, shut_down_stream
+from harness.client.http import HttpClient, shut_down_stream
 from harness.kube.errors import StatusError, status
+from harness.kube.names.meta import AUDIT_ID_HEADER
 from harness.world.world import World
 
 ADMIN_PATH = "/harness/v1"

@@ -28,34 +28,26 @@ from typing import Any
 from harness.client import NORMAL, STRATEGIC, WARNING, ApiError, Client, Controller, EventRecorder, Request, Result
 from harness.clock import parse_rfc3339, rfc3339
 from harness.kube.duration import duration_seconds, format_seconds
-from harness.world.kubelet import (
+from harness.kube.names.batch import BATCH_V1, JOB, JOB_COMPLETE, JOB_FAILED
+from harness.kube.names.core import POD_FAILED, POD_PENDING, POD_READY, POD_RUNNING, POD_SUCCEEDED
+from harness.kube.names.events import CREATED_POD_MESSAGE, DELETED_POD_MESSAGE, SUCCESSFUL_CREATE, SUCCESSFUL_DELETE
+from harness.kube.names.knobs import (
     EXIT_CODE_ANNOTATION,
-    FAILED,
-    PENDING,
-    POD_READY,
+    JOB_DURATION_ANNOTATION,
+    JOB_RESULT_ANNOTATION,
     RUN_SECONDS_ANNOTATION,
-    RUNNING,
-    SUCCEEDED,
-    pod_condition,
-    pod_is_ready,
-    pod_is_terminal,
 )
+from harness.world.kubelet import pod_condition, pod_is_ready, pod_is_terminal
 from harness.world.replicaset import controller_ref, is_pod_active, pod_from_template
 
-API_VERSION = "batch/v1"
-KIND = "Job"
 COMPONENT = "job-controller"
 
-JOB_RESULT_ANNOTATION = "harness.test/job-result"
-JOB_DURATION_ANNOTATION = "harness.test/job-duration"
 JOB_RESULT_SUCCEEDED = "Succeeded"
 JOB_RESULT_FAILED = "Failed"
 
 JOB_TRACKING_FINALIZER = "batch.kubernetes.io/job-tracking"
 REMOVE_FINALIZER_DIRECTIVE = "$deleteFromPrimitiveList/finalizers"
 
-COMPLETE = "Complete"
-FAILED_CONDITION = "Failed"
 FAILURE_TARGET = "FailureTarget"
 SUCCESS_CRITERIA_MET = "SuccessCriteriaMet"
 SUSPENDED = "Suspended"
@@ -70,10 +62,6 @@ JOB_SUSPENDED_MESSAGE = "Job suspended"
 JOB_RESUMED = "JobResumed"
 JOB_RESUMED_MESSAGE = "Job resumed"
 
-SUCCESSFUL_CREATE = "SuccessfulCreate"
-CREATED_POD_MESSAGE = "Created pod: {name}"
-SUCCESSFUL_DELETE = "SuccessfulDelete"
-DELETED_POD_MESSAGE = "Deleted pod: {name}"
 COMPLETED_EVENT = "Completed"
 COMPLETED_EVENT_MESSAGE = "Job completed"
 
@@ -95,7 +83,7 @@ def job_condition(job: dict[str, Any], condition_type: str) -> dict[str, Any] | 
 
 def job_finished(job: dict[str, Any]) -> bool:
     """True once the Job has the Complete or Failed condition (``util.IsJobFinished``)."""
-    return job_condition(job, COMPLETE) is not None or job_condition(job, FAILED_CONDITION) is not None
+    return job_condition(job, JOB_COMPLETE) is not None or job_condition(job, JOB_FAILED) is not None
 
 
 def _has_finalizer(pod: dict[str, Any]) -> bool:
@@ -147,7 +135,7 @@ class JobController(Controller):
         self._backoff: dict[str, tuple[int, float | None]] = {}
 
     def setup(self) -> None:
-        self.watch(self.client, API_VERSION, KIND, self._on_job)
+        self.watch(self.client, BATCH_V1, JOB, self._on_job)
         self.watch(self.client, "v1", "Pod", self._on_pod)
 
     # -- caches ------------------------------------------------------------------------------------
@@ -166,7 +154,7 @@ class JobController(Controller):
         if pod is None:
             return None
         ref = controller_ref(pod)
-        if ref is None or ref.get("kind") != KIND or not str(ref.get("apiVersion", "")).startswith("batch/"):
+        if ref is None or ref.get("kind") != JOB or not str(ref.get("apiVersion", "")).startswith("batch/"):
             return None
         return (pod["metadata"].get("namespace") or "", ref.get("name", ""))
 
@@ -289,11 +277,11 @@ class _JobSync:
     def _is_failed(self, pod: dict[str, Any]) -> bool:
         """``isPodFailed``: Failed, or (unless only failed pods are replaced) deleted before succeeding."""
         phase = (pod.get("status") or {}).get("phase")
-        if phase == FAILED:
+        if phase == POD_FAILED:
             return True
         if self.spec.get("podReplacementPolicy") == "Failed" or self.spec.get("podFailurePolicy"):
             return False
-        return bool(pod["metadata"].get("deletionTimestamp")) and phase != SUCCEEDED
+        return bool(pod["metadata"].get("deletionTimestamp")) and phase != POD_SUCCEEDED
 
     def run(self) -> Result | None:
         uid = self.job["metadata"]["uid"]
@@ -302,7 +290,7 @@ class _JobSync:
         ready = sum(1 for p in active_pods if pod_is_ready(p))
         counted = set(self.uncounted_succeeded) | set(self.uncounted_failed)
         new_succeeded = [p for p in self.pods if _has_finalizer(p) and p["metadata"]["uid"] not in counted
-                         and (p.get("status") or {}).get("phase") == SUCCEEDED]
+                         and (p.get("status") or {}).get("phase") == POD_SUCCEEDED]
         new_failed = [p for p in self.pods if _has_finalizer(p) and p["metadata"]["uid"] not in counted
                       and self._is_failed(p)]
         succeeded = int(self.status.get("succeeded") or 0) + len(new_succeeded) + len(self.uncounted_succeeded)
@@ -315,7 +303,7 @@ class _JobSync:
         if finished is None:
             target = job_condition(self.job, FAILURE_TARGET)
             if target is not None:
-                finished = _condition(FAILED_CONDITION, target.get("reason", ""), target.get("message", ""),
+                finished = _condition(JOB_FAILED, target.get("reason", ""), target.get("message", ""),
                                       self.now_text)
         if finished is None:
             limit = int(self.spec.get("backoffLimit", 6))
@@ -401,7 +389,7 @@ class _JobSync:
             return False
         restarts = 0
         for pod in self.pods:
-            if (pod.get("status") or {}).get("phase") in (RUNNING, PENDING):
+            if (pod.get("status") or {}).get("phase") in (POD_RUNNING, POD_PENDING):
                 for container in ((pod.get("status") or {}).get("initContainerStatuses") or []) + (
                         (pod.get("status") or {}).get("containerStatuses") or []):
                     restarts += int(container.get("restartCount") or 0)
@@ -435,7 +423,7 @@ class _JobSync:
         if active > want:
             # Not ready before ready, unscheduled before scheduled, pending before running.
             order = sorted(active_pods, key=lambda p: (pod_is_ready(p), bool(p["spec"].get("nodeName")),
-                                                       (p.get("status") or {}).get("phase") == RUNNING))
+                                                       (p.get("status") or {}).get("phase") == POD_RUNNING))
             doomed = order[: min(active - want, MAX_POD_CREATE_DELETE_PER_SYNC)]
             for pod in doomed:
                 self.c.remove_finalizer(pod)
@@ -499,10 +487,10 @@ class _JobSync:
             uid = pod["metadata"]["uid"]
             phase = (pod.get("status") or {}).get("phase")
             considered_failed = self._is_failed(pod)
-            if not (deleting or finished is not None or phase == SUCCEEDED or considered_failed):
+            if not (deleting or finished is not None or phase == POD_SUCCEEDED or considered_failed):
                 continue
             release.append(pod)
-            if phase == SUCCEEDED and uid not in self.uncounted_failed:
+            if phase == POD_SUCCEEDED and uid not in self.uncounted_failed:
                 if uid not in self.uncounted_succeeded:
                     self.uncounted_succeeded.append(uid)
                     needs_flush = True
@@ -514,12 +502,12 @@ class _JobSync:
         if finished is not None and finished["type"] == FAILURE_TARGET:
             conditions.append(finished)
             needs_flush = True
-            finished = _condition(FAILED_CONDITION, finished["reason"], finished["message"], self.now_text)
+            finished = _condition(JOB_FAILED, finished["reason"], finished["message"], self.now_text)
         elif finished is not None and finished["type"] == SUCCESS_CRITERIA_MET:
             if job_condition(self.job, SUCCESS_CRITERIA_MET) is None:
                 conditions.append(finished)
                 needs_flush = True
-            finished = _condition(COMPLETE, finished["reason"], finished["message"], self.now_text)
+            finished = _condition(JOB_COMPLETE, finished["reason"], finished["message"], self.now_text)
         if conditions:
             self.status["conditions"] = conditions
         if needs_flush:
@@ -533,11 +521,11 @@ class _JobSync:
             needs_flush = True
         if finished is not None and not self.uncounted_succeeded and not self.uncounted_failed and terminating == 0:
             self.status["conditions"] = list(self.status.get("conditions") or []) + [finished]
-            if finished["type"] == COMPLETE:
+            if finished["type"] == JOB_COMPLETE:
                 self.status["completionTime"] = finished["lastTransitionTime"]
             self._flush()
             if self.c.record_events:
-                if finished["type"] == COMPLETE:
+                if finished["type"] == JOB_COMPLETE:
                     self.c.events.event(self.job, NORMAL, COMPLETED_EVENT, COMPLETED_EVENT_MESSAGE)
                 else:
                     self.c.events.event(self.job, WARNING, finished["reason"], finished["message"])

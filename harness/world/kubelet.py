@@ -41,15 +41,30 @@ from typing import Any
 from harness.client import ApiError, Client, Controller, Request, Result
 from harness.clock import parse_rfc3339, rfc3339
 from harness.kube.duration import duration_seconds
+from harness.kube.names.core import (
+    HOSTNAME_LABEL,
+    KUBERNETES_VERSION,
+    NO_SCHEDULE,
+    NODE_READY,
+    POD_FAILED,
+    POD_PENDING,
+    POD_READY,
+    POD_RUNNING,
+    POD_SUCCEEDED,
+    UNSCHEDULABLE_TAINT,
+)
+from harness.kube.names.knobs import (
+    EXIT_CODE_ANNOTATION,
+    IGNORE_TERMINATION_ANNOTATION,
+    NEVER_READY_ANNOTATION,
+    NODE_HEALTH_ANNOTATION,
+    READY_DELAY_ANNOTATION,
+    RUN_SECONDS_ANNOTATION,
+)
+from harness.kube.names.storage import CSI_UNIQUE_NAME
 
 # -- knobs ------------------------------------------------------------------------------------------
-READY_DELAY_ANNOTATION = "harness.test/ready-delay"
-NEVER_READY_ANNOTATION = "harness.test/never-ready"
-RUN_SECONDS_ANNOTATION = "harness.test/run-seconds"
-EXIT_CODE_ANNOTATION = "harness.test/exit-code"
 SHUTDOWN_SECONDS_ANNOTATION = "harness.test/shutdown-seconds"
-IGNORE_TERMINATION_ANNOTATION = "harness.test/ignore-termination"
-NODE_HEALTH_ANNOTATION = "harness.test/node-health"
 
 HEALTHY = "True"
 NOT_READY = "False"
@@ -57,14 +72,9 @@ UNREACHABLE = "Unknown"
 NODE_HEALTH_VALUES = (HEALTHY, NOT_READY, UNREACHABLE)
 
 # -- pods -------------------------------------------------------------------------------------------
-PENDING = "Pending"
-RUNNING = "Running"
-SUCCEEDED = "Succeeded"
-FAILED = "Failed"
 
 POD_READY_TO_START_CONTAINERS = "PodReadyToStartContainers"
 POD_INITIALIZED = "Initialized"
-POD_READY = "Ready"
 CONTAINERS_READY = "ContainersReady"
 POD_SCHEDULED = "PodScheduled"
 CONTAINERS_NOT_READY = "ContainersNotReady"
@@ -82,7 +92,6 @@ RESTART_BACKOFF_MAX = 300.0
 CONTAINER_RUNTIME = "containerd"
 
 # -- nodes ------------------------------------------------------------------------------------------
-NODE_READY = "Ready"
 MEMORY_PRESSURE = "MemoryPressure"
 DISK_PRESSURE = "DiskPressure"
 PID_PRESSURE = "PIDPressure"
@@ -103,16 +112,12 @@ NODE_CONDITION_TYPES = (MEMORY_PRESSURE, DISK_PRESSURE, PID_PRESSURE, NODE_READY
 
 NOT_READY_TAINT = "node.kubernetes.io/not-ready"
 UNREACHABLE_TAINT = "node.kubernetes.io/unreachable"
-UNSCHEDULABLE_TAINT = "node.kubernetes.io/unschedulable"
-NO_SCHEDULE = "NoSchedule"
 MANAGED_TAINTS = (NOT_READY_TAINT, UNREACHABLE_TAINT, UNSCHEDULABLE_TAINT)
 
-HOSTNAME_LABEL = "kubernetes.io/hostname"
 OS_LABEL = "kubernetes.io/os"
 ARCH_LABEL = "kubernetes.io/arch"
 BETA_OS_LABEL = "beta.kubernetes.io/os"
 BETA_ARCH_LABEL = "beta.kubernetes.io/arch"
-KUBELET_VERSION = "v1.32.0"
 KUBELET_PORT = 10250
 NODE_CAPACITY = {
     "cpu": "4", "ephemeral-storage": "102625208Ki", "hugepages-1Gi": "0", "hugepages-2Mi": "0",
@@ -127,7 +132,6 @@ NODE_IP_BASE = ipaddress.IPv4Address("172.18.0.2")
 POD_IP_BASE = ipaddress.IPv4Address("10.244.0.2")
 
 # -- volumes ----------------------------------------------------------------------------------------
-CSI_UNIQUE_NAME = "kubernetes.io/csi/{driver}^{handle}"
 
 PodKey = tuple[str, str]
 
@@ -151,7 +155,7 @@ def pod_is_ready(pod: dict[str, Any]) -> bool:
 
 def pod_is_terminal(pod: dict[str, Any]) -> bool:
     """True when the pod's phase is Succeeded or Failed."""
-    return (pod.get("status") or {}).get("phase") in (SUCCEEDED, FAILED)
+    return (pod.get("status") or {}).get("phase") in (POD_SUCCEEDED, POD_FAILED)
 
 
 def pod_csi_volumes(client: Client, pod: dict[str, Any]) -> list[tuple[str, str, str]]:
@@ -419,8 +423,8 @@ class Kubelet(Controller):
             "bootID": _digest(uid, "boot")[:32],
             "containerRuntimeVersion": "containerd://1.7.24",
             "kernelVersion": "6.8.0-1017-generic",
-            "kubeProxyVersion": KUBELET_VERSION,
-            "kubeletVersion": KUBELET_VERSION,
+            "kubeProxyVersion": KUBERNETES_VERSION,
+            "kubeletVersion": KUBERNETES_VERSION,
             "machineID": _digest(uid, "machine")[:32],
             "operatingSystem": "linux",
             "osImage": "Debian GNU/Linux 12 (bookworm)",
@@ -784,7 +788,7 @@ class Kubelet(Controller):
         status = self._base_status(pod, node)
         status.pop("podIP", None)
         status.pop("podIPs", None)
-        status["phase"] = PENDING
+        status["phase"] = POD_PENDING
         status["conditions"] = self._conditions(pod, False, ("True", ""), self._not_ready(pod))
         statuses = []
         for container in pod["spec"].get("containers") or []:
@@ -800,7 +804,7 @@ class Kubelet(Controller):
     ) -> dict[str, Any]:
         status = self._base_status(pod, node)
         pod_ip = self._pod_ip(pod, status["hostIP"])
-        status["phase"] = RUNNING
+        status["phase"] = POD_RUNNING
         status["podIP"] = pod_ip
         status["podIPs"] = [{"ip": pod_ip}]
         readiness = ("True", "", "") if ready else self._not_ready(pod)
@@ -834,7 +838,7 @@ class Kubelet(Controller):
     ) -> dict[str, Any]:
         status = self._base_status(pod, node)
         succeeded = code == 0
-        status["phase"] = SUCCEEDED if succeeded else FAILED
+        status["phase"] = POD_SUCCEEDED if succeeded else POD_FAILED
         if succeeded:
             status["conditions"] = self._conditions(pod, False, ("True", POD_COMPLETED), ("False", POD_COMPLETED, ""))
         else:

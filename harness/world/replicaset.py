@@ -19,23 +19,24 @@ from typing import Any
 
 from harness.client import NORMAL, WARNING, ApiError, Client, Controller, EventRecorder, Request, Result
 from harness.clock import parse_rfc3339, rfc3339
+from harness.kube.names.apps import APPS_V1, REPLICA_FAILURE, REPLICA_SET
+from harness.kube.names.core import POD_PENDING, POD_READY, POD_RUNNING
+from harness.kube.names.events import (
+    CREATED_POD_MESSAGE,
+    DELETED_POD_MESSAGE,
+    FAILED_CREATE,
+    FAILED_CREATE_MESSAGE,
+    FAILED_DELETE,
+    SUCCESSFUL_CREATE,
+    SUCCESSFUL_DELETE,
+)
 from harness.kube.selectors import LabelSelector, label_selector_from_dict
-from harness.world.kubelet import PENDING, POD_READY, RUNNING, pod_condition, pod_is_terminal
+from harness.world.kubelet import pod_condition, pod_is_terminal
 
-API_VERSION = "apps/v1"
-KIND = "ReplicaSet"
 COMPONENT = "replicaset-controller"
 # Upstream creates or deletes at most this many pods per sync (burstReplicas).
 BURST_REPLICAS = 500
 POD_DELETION_COST_ANNOTATION = "controller.kubernetes.io/pod-deletion-cost"
-REPLICA_FAILURE = "ReplicaFailure"
-FAILED_CREATE = "FailedCreate"
-FAILED_DELETE = "FailedDelete"
-SUCCESSFUL_CREATE = "SuccessfulCreate"
-SUCCESSFUL_DELETE = "SuccessfulDelete"
-CREATED_POD_MESSAGE = "Created pod: {name}"
-DELETED_POD_MESSAGE = "Deleted pod: {name}"
-FAILED_CREATE_MESSAGE = "Error creating: {error}"
 
 PodKey = tuple[str, str]
 
@@ -119,7 +120,7 @@ class ReplicaSetController(Controller):
         self._orphans: dict[str, set[PodKey]] = {}
 
     def setup(self) -> None:
-        self.watch(self.client, API_VERSION, KIND, self._on_set)
+        self.watch(self.client, APPS_V1, REPLICA_SET, self._on_set)
         self.watch(self.client, "v1", "Pod", self._on_pod)
 
     # -- caches ------------------------------------------------------------------------------------
@@ -166,7 +167,7 @@ class ReplicaSetController(Controller):
         requests = []
         for obj in (old, pod):
             ref = controller_ref(obj) if obj is not None else None
-            if ref is not None and ref.get("kind") == KIND and ref.get("apiVersion", "").startswith("apps/"):
+            if ref is not None and ref.get("kind") == REPLICA_SET and ref.get("apiVersion", "").startswith("apps/"):
                 requests.append(Request(key[0], ref.get("name", "")))
         if controller_ref(pod) is None and event != "DELETED":
             labels = meta.get("labels") or {}
@@ -222,7 +223,7 @@ class ReplicaSetController(Controller):
             pod = self._pods[key]
             if pod["metadata"].get("deletionTimestamp") or not selector.matches(pod["metadata"].get("labels") or {}):
                 continue
-            ref = {"apiVersion": API_VERSION, "kind": KIND, "name": meta["name"], "uid": meta["uid"],
+            ref = {"apiVersion": APPS_V1, "kind": REPLICA_SET, "name": meta["name"], "uid": meta["uid"],
                    "controller": True, "blockOwnerDeletion": True}
             adopted = self._set_owner_refs(pod, list(pod["metadata"].get("ownerReferences") or []) + [ref])
             if adopted is not None:
@@ -280,7 +281,7 @@ class ReplicaSetController(Controller):
         for pod in pods:
             node = pod["spec"].get("nodeName") or ""
             per_node[node] = per_node.get(node, 0) + 1
-        phase_rank = {PENDING: 0, "Unknown": 1, RUNNING: 2}
+        phase_rank = {POD_PENDING: 0, "Unknown": 1, POD_RUNNING: 2}
 
         def own_rank(pod: dict[str, Any], facts: _PodFacts) -> tuple[Any, ...]:
             meta, status = pod["metadata"], pod.get("status") or {}
@@ -291,7 +292,7 @@ class ReplicaSetController(Controller):
             ready = facts.ready_since
             restarts = max((int(c.get("restartCount") or 0) for c in status.get("containerStatuses") or []), default=0)
             created = -parse_rfc3339(meta["creationTimestamp"]) if meta.get("creationTimestamp") else 0.0
-            return (phase_rank.get(status.get("phase", PENDING), 0), 0 if ready is None else 1, cost,
+            return (phase_rank.get(status.get("phase", POD_PENDING), 0), 0 if ready is None else 1, cost,
                     -(ready or 0.0), -restarts, created, meta["name"])
 
         def rank(pod: dict[str, Any]) -> tuple[Any, ...]:

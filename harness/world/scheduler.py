@@ -23,19 +23,10 @@ from typing import Any
 
 from harness.client import NORMAL, WARNING, ApiError, Client, Controller, EventRecorder, Request, Result
 from harness.clock import rfc3339
-from harness.world.kubelet import (
-    NO_SCHEDULE,
-    NODE_READY,
-    NOT_READY_TAINT,
-    POD_SCHEDULED,
-    UNREACHABLE_TAINT,
-    UNSCHEDULABLE_TAINT,
-    pod_condition,
-    pod_is_terminal,
-)
+from harness.kube.names.core import NO_EXECUTE, NO_SCHEDULE, NODE_READY, UNSCHEDULABLE_TAINT
+from harness.world.kubelet import NOT_READY_TAINT, POD_SCHEDULED, UNREACHABLE_TAINT, pod_condition, pod_is_terminal
 
 DEFAULT_SCHEDULER = "default-scheduler"
-NO_EXECUTE = "NoExecute"
 UNSCHEDULABLE = "Unschedulable"
 SCHEDULED = "Scheduled"
 FAILED_SCHEDULING = "FailedScheduling"

@@ -16,12 +16,8 @@ import base64
 from collections.abc import Callable
 
 from harness.client import ApiError, Client, Controller, Request, Result
-
-CLUSTER_API_VERSION = "cluster.x-k8s.io/v1beta1"
-CLUSTER_NAME_LABEL = "cluster.x-k8s.io/cluster-name"
-KUBECONFIG_SECRET_TYPE = "cluster.x-k8s.io/secret"
-KUBECONFIG_KEY = "value"
-UNREACHABLE_ANNOTATION = "harness.test/workload-unreachable"
+from harness.kube.names.capi import CLUSTER_API_VERSION, CLUSTER_NAME_LABEL, KUBECONFIG_DATA_KEY, KUBECONFIG_SECRET_TYPE
+from harness.kube.names.knobs import WORKLOAD_UNREACHABLE_ANNOTATION
 
 
 def kubeconfig_secret_name(cluster: str) -> str:
@@ -59,7 +55,7 @@ class WorkloadClusterProvisioner(Controller):
                 raise
             self._remove(workload)
             return None
-        if (cluster["metadata"].get("annotations") or {}).get(UNREACHABLE_ANNOTATION) == "true":
+        if (cluster["metadata"].get("annotations") or {}).get(WORKLOAD_UNREACHABLE_ANNOTATION) == "true":
             self._remove(workload)
             return None
         self._ensure(workload)
@@ -80,7 +76,7 @@ class WorkloadClusterProvisioner(Controller):
                                      "uid": meta["uid"], "controller": True}],
             },
             "type": KUBECONFIG_SECRET_TYPE,
-            "data": {KUBECONFIG_KEY: value},
+            "data": {KUBECONFIG_DATA_KEY: value},
         }
         try:
             existing = self.client.get("v1", "Secret", secret["metadata"]["name"], meta["namespace"])
@@ -94,6 +90,6 @@ class WorkloadClusterProvisioner(Controller):
                 if create_err.code not in (403, 409):
                     raise
             return
-        if (existing.get("data") or {}).get(KUBECONFIG_KEY) != value:
-            existing["data"] = {KUBECONFIG_KEY: value}
+        if (existing.get("data") or {}).get(KUBECONFIG_DATA_KEY) != value:
+            existing["data"] = {KUBECONFIG_DATA_KEY: value}
             self.client.update(existing)

@@ -15,10 +15,16 @@ from typing import Any
 import yaml
 from starlette.requests import Request
 
-from harness.apiserver import patch
 from harness.apiserver.http import protobuf
-from harness.apiserver.http.negotiation import JSON, YAML, parse_media_type
+from harness.apiserver.http.negotiation import YAML, parse_media_type
 from harness.kube import errors
+from harness.kube.names.meta import (
+    APPLY_PATCH_CONTENT_TYPE,
+    JSON_PATCH_CONTENT_TYPE,
+    MERGE_PATCH_CONTENT_TYPE,
+    STRATEGIC_MERGE_PATCH_CONTENT_TYPE,
+)
+from harness.kube.names.meta import JSON_CONTENT_TYPE as JSON
 
 MAX_BODY_BYTES = 3 * 1024 * 1024
 TOO_LARGE_MESSAGE = "Request entity too large: limit is {}"
@@ -30,7 +36,7 @@ EMPTY_BODY_MESSAGE = "Object 'Kind' is missing in ''"
 JSON_PARSE_ERROR = "couldn't get version/kind; json parse error: {}"
 YAML_PARSE_ERROR = "error converting YAML to JSON: {}"
 PATCH_TYPES = (
-    patch.JSON_PATCH_CONTENT_TYPE, patch.MERGE_CONTENT_TYPE, patch.SMP_CONTENT_TYPE, patch.APPLY_YAML_CONTENT_TYPE,
+    JSON_PATCH_CONTENT_TYPE, MERGE_PATCH_CONTENT_TYPE, STRATEGIC_MERGE_PATCH_CONTENT_TYPE, APPLY_PATCH_CONTENT_TYPE,
 )
 
 
@@ -147,6 +153,6 @@ def decode_patch(raw: bytes, content_type: str | None) -> Any:
         return None
     if not raw.strip():
         raise errors.bad_request(EMPTY_BODY_MESSAGE)
-    if kind == patch.APPLY_YAML_CONTENT_TYPE:
+    if kind == APPLY_PATCH_CONTENT_TYPE:
         return parse_yaml(raw)
     return parse_json(raw)

@@ -14,14 +14,13 @@ from typing import Any
 from harness.apiserver.http.negotiation import MediaType
 from harness.apiserver.http.responses import path_not_found
 from harness.apiserver.resources import Registry, ResourceType
+from harness.kube.names.apiextensions import SCOPE_CLUSTER, SCOPE_NAMESPACED
 
 DISCOVERY_GROUP = "apidiscovery.k8s.io"
 DISCOVERY_VERSION = "v2"
 DISCOVERY_LIST_KIND = "APIGroupDiscoveryList"
 AGGREGATED_CONTENT_TYPE = f"application/json;g={DISCOVERY_GROUP};v={DISCOVERY_VERSION};as={DISCOVERY_LIST_KIND}"
 FRESHNESS_CURRENT = "Current"
-SCOPE_NAMESPACED = "Namespaced"
-SCOPE_CLUSTER = "Cluster"
 SUBRESOURCE_VERBS = ("get", "patch", "update")
 
 # Subresources served by special handlers: (kind group, kind version, kind, verbs); an empty

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-JSON = "application/json"
+from harness.kube.names.meta import JSON_CONTENT_TYPE as JSON
+
 YAML = "application/yaml"
 ANY = "*/*"
 APPLICATION_ANY = "application/*"

@@ -15,10 +15,10 @@ from typing import Any
 
 from harness.apiserver.http.responses import encode, path_not_found
 from harness.apiserver.resources import Registry, ResourceType
+from harness.kube.names.core import KUBERNETES_VERSION as SERVED_VERSION
 
 OPENAPI_VERSION = "3.0.0"
 TITLE = "Kubernetes"
-SERVED_VERSION = "v1.32.0"
 V3_PREFIX = "/openapi/v3"
 FIELD_VALIDATION = "fieldValidation"
 GVK_EXTENSION = "x-kubernetes-group-version-kind"

@@ -8,9 +8,9 @@ from typing import Any
 from starlette.datastructures import QueryParams
 
 from harness.kube import errors
+from harness.kube.names.meta import META_GROUP
 
 DRY_RUN_ALL = "All"
-META_GROUP = "meta.k8s.io"
 _TRUE = ("1", "t", "T", "TRUE", "true", "True")
 _FALSE = ("0", "f", "F", "FALSE", "false", "False")
 

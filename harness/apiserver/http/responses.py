@@ -13,8 +13,8 @@ from typing import Any
 
 from starlette.responses import Response
 
-from harness.apiserver.http.negotiation import JSON
 from harness.kube import errors
+from harness.kube.names.meta import JSON_CONTENT_TYPE as JSON
 
 log = logging.getLogger("lifecycle_tck.http")
 

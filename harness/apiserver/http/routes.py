@@ -29,7 +29,6 @@ from harness.apiserver.http.requestinfo import (
 from harness.apiserver.http.responses import json_response, method_not_allowed, path_not_found
 from harness.apiserver.http.tables import TableWriter, include_object, table_version
 from harness.apiserver.http.watchstream import (
-    AUDIT_ID_HEADER,
     DEFAULT_TIMEOUT,
     INITIAL_EVENTS_END,
     EventEncoder,
@@ -42,8 +41,17 @@ from harness.apiserver.http.watchstream import (
 )
 from harness.apiserver.resources import ResourceType
 from harness.apiserver.server import APIServer
-from harness.apiserver.watch import ADDED, DELETED, MODIFIED
 from harness.kube import errors
+from harness.kube.names.meta import (
+    ADDED,
+    APPLY_PATCH_CONTENT_TYPE,
+    AUDIT_ID_HEADER,
+    DELETED,
+    JSON_PATCH_CONTENT_TYPE,
+    MERGE_PATCH_CONTENT_TYPE,
+    MODIFIED,
+    STRATEGIC_MERGE_PATCH_CONTENT_TYPE,
+)
 
 # Which methods each subresource answers ("" is the resource itself).
 _SUBRESOURCE_METHODS = {
@@ -55,7 +63,7 @@ _SUBRESOURCE_METHODS = {
     "finalize": ("PUT",),
 }
 _SCALE_PATCH_TYPES = [
-    patch.JSON_PATCH_CONTENT_TYPE, patch.MERGE_CONTENT_TYPE, patch.SMP_CONTENT_TYPE, patch.APPLY_YAML_CONTENT_TYPE,
+    JSON_PATCH_CONTENT_TYPE, MERGE_PATCH_CONTENT_TYPE, STRATEGIC_MERGE_PATCH_CONTENT_TYPE, APPLY_PATCH_CONTENT_TYPE,
 ]
 
 
@@ -343,7 +351,7 @@ def _patch_scale(
 ) -> dict[str, Any]:
     server = call.server
     scale = server.get_scale(rt, namespace, name)
-    if patch_type == patch.JSON_PATCH_CONTENT_TYPE:
+    if patch_type == JSON_PATCH_CONTENT_TYPE:
         patched = patch.json_patch(scale, body)
     elif patch_type in _SCALE_PATCH_TYPES:
         # A Scale has no lists, so strategic merge and apply come down to a JSON merge.

@@ -14,8 +14,8 @@ from harness.apiserver.http.columns import Printer, printer_for
 from harness.apiserver.http.negotiation import MediaType
 from harness.apiserver.resources import ResourceType
 from harness.kube import errors
+from harness.kube.names.meta import META_GROUP as TABLE_GROUP
 
-TABLE_GROUP = "meta.k8s.io"
 TABLE_KIND = "Table"
 TABLE_VERSIONS = ("v1", "v1beta1")
 PARTIAL_KIND = "PartialObjectMetadata"

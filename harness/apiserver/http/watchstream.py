@@ -23,14 +23,14 @@ from typing import Any
 from starlette.responses import StreamingResponse
 from starlette.types import Receive, Scope, Send
 
-from harness.apiserver.http.negotiation import JSON
 from harness.apiserver.http.responses import encode
 from harness.apiserver.watch import Watch
+from harness.kube.names.meta import AUDIT_ID_HEADER
+from harness.kube.names.meta import JSON_CONTENT_TYPE as JSON
 
 # Without timeoutSeconds the apiserver picks 30-60 minutes; we take the lower bound.
 DEFAULT_TIMEOUT = 1800.0
 INITIAL_EVENTS_END = "k8s.io/initial-events-end"
-AUDIT_ID_HEADER = "Audit-Id"
 # Ended streams the hub still reports (the newest ones), so a client can see that its stream ended.
 ENDED_STREAMS_KEPT = 1000
 

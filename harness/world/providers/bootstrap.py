@@ -16,14 +16,16 @@ import base64
 from typing import Any
 
 from harness.client import MERGE, ApiError, Client, Controller, Request, Result
+from harness.kube.names.capi import (
+    BOOTSTRAP_API_VERSION,
+    CLUSTER_NAME_LABEL,
+    FAKE_BOOTSTRAP_CONFIG_KIND,
+    KUBECONFIG_SECRET_TYPE,
+    MACHINE_KIND,
+)
 from harness.world.providers import knobs
 
-API_VERSION = "bootstrap.cluster.x-k8s.io/v1beta1"
-KIND = "FakeBootstrapConfig"
 FINALIZER = "fakebootstrapconfig.bootstrap.cluster.x-k8s.io"
-MACHINE_KIND = "Machine"
-CLUSTER_NAME_LABEL = "cluster.x-k8s.io/cluster-name"
-SECRET_TYPE = "cluster.x-k8s.io/secret"
 DATA_FORMAT = "cloud-config"
 BOOTSTRAP_DATA = "#cloud-config\n# bootstrap data of {namespace}/{name} (fake)\n"
 
@@ -42,11 +44,11 @@ class FakeBootstrapProvider(Controller):
         self.client = client
 
     def setup(self) -> None:
-        self.watch(self.client, API_VERSION, KIND)
+        self.watch(self.client, BOOTSTRAP_API_VERSION, FAKE_BOOTSTRAP_CONFIG_KIND)
 
     def reconcile(self, request: Request) -> Result | None:
         try:
-            config = self.client.get(API_VERSION, KIND, request.name, request.namespace)
+            config = self.client.get(BOOTSTRAP_API_VERSION, FAKE_BOOTSTRAP_CONFIG_KIND, request.name, request.namespace)
         except ApiError as err:
             if err.code == 404:
                 return None
@@ -61,15 +63,27 @@ class FakeBootstrapProvider(Controller):
                 return Result(requeue_after=due - self.now())
             finalizers.remove(FINALIZER)
             try:
-                self.client.patch(API_VERSION, KIND, request.name, {"metadata": {"finalizers": finalizers}},
-                                  namespace=request.namespace, patch_type=MERGE)
+                self.client.patch(
+                    BOOTSTRAP_API_VERSION,
+                    FAKE_BOOTSTRAP_CONFIG_KIND,
+                    request.name,
+                    {"metadata": {"finalizers": finalizers}},
+                    namespace=request.namespace,
+                    patch_type=MERGE,
+                )
             except ApiError as err:
                 if err.code != 404:
                     raise
             return None
         if FINALIZER not in finalizers:
-            self.client.patch(API_VERSION, KIND, request.name, {"metadata": {"finalizers": finalizers + [FINALIZER]}},
-                              namespace=request.namespace, patch_type=MERGE)
+            self.client.patch(
+                BOOTSTRAP_API_VERSION,
+                FAKE_BOOTSTRAP_CONFIG_KIND,
+                request.name,
+                {"metadata": {"finalizers": finalizers + [FINALIZER]}},
+                namespace=request.namespace,
+                patch_type=MERGE,
+            )
             return None
         if (config.get("status") or {}).get("ready"):
             return None
@@ -88,13 +102,27 @@ class FakeBootstrapProvider(Controller):
         data = BOOTSTRAP_DATA.format(namespace=meta.get("namespace", ""), name=meta["name"])
         labels = {k: v for k, v in (meta.get("labels") or {}).items() if k == CLUSTER_NAME_LABEL}
         secret = {
-            "apiVersion": "v1", "kind": "Secret",
-            "metadata": {"name": meta["name"], "namespace": meta.get("namespace"), "labels": labels,
-                         "ownerReferences": [{"apiVersion": API_VERSION, "kind": KIND, "name": meta["name"],
-                                              "uid": meta.get("uid"), "controller": True}]},
-            "type": SECRET_TYPE,
-            "data": {"value": base64.b64encode(data.encode()).decode(),
-                     "format": base64.b64encode(DATA_FORMAT.encode()).decode()},
+            "apiVersion": "v1",
+            "kind": "Secret",
+            "metadata": {
+                "name": meta["name"],
+                "namespace": meta.get("namespace"),
+                "labels": labels,
+                "ownerReferences": [
+                    {
+                        "apiVersion": BOOTSTRAP_API_VERSION,
+                        "kind": FAKE_BOOTSTRAP_CONFIG_KIND,
+                        "name": meta["name"],
+                        "uid": meta.get("uid"),
+                        "controller": True,
+                    }
+                ],
+            },
+            "type": KUBECONFIG_SECRET_TYPE,
+            "data": {
+                "value": base64.b64encode(data.encode()).decode(),
+                "format": base64.b64encode(DATA_FORMAT.encode()).decode(),
+            },
         }
         try:
             self.client.create(secret)

@@ -38,36 +38,38 @@ from typing import Any
 
 from harness.client import MERGE, ApiError, Client, Controller, Request, Result, owner_mapper
 from harness.clock import parse_rfc3339
+from harness.kube.names.capi import (
+    BOOTSTRAP_API_VERSION,
+    CLONED_FROM_GROUP_KIND_ANNOTATION,
+    CLONED_FROM_NAME_ANNOTATION,
+    CLUSTER_API_VERSION,
+    CLUSTER_KIND,
+    CLUSTER_NAME_LABEL,
+    CONTROL_PLANE_API_VERSION,
+    CONTROL_PLANE_LABEL,
+    CONTROL_PLANE_NAME_LABEL,
+    DELETE_MACHINE_ANNOTATION,
+    FAKE_BOOTSTRAP_CONFIG_KIND,
+    KUBEADM_CONTROL_PLANE_KIND,
+    MACHINE_KIND,
+    NODE_HEALTHY,
+    PRE_TERMINATE_DELETE_HOOK_PREFIX,
+    PRE_TERMINATE_DELETE_HOOK_SUCCEEDED,
+    WAITING_EXTERNAL_HOOK_REASON,
+)
+from harness.kube.names.core import NODE_READY
+from harness.kube.names.meta import RANDOM_ALPHABET
 from harness.world.providers.workload import WorkloadClients
 
-API_VERSION = "controlplane.cluster.x-k8s.io/v1beta1"
-KIND = "KubeadmControlPlane"
 FINALIZER = "kubeadm.controlplane.cluster.x-k8s.io"
-CAPI_API_VERSION = "cluster.x-k8s.io/v1beta1"
-MACHINE_KIND = "Machine"
-CLUSTER_KIND = "Cluster"
-BOOTSTRAP_API_VERSION = "bootstrap.cluster.x-k8s.io/v1beta1"
-BOOTSTRAP_KIND = "FakeBootstrapConfig"
 
-CLUSTER_NAME_LABEL = "cluster.x-k8s.io/cluster-name"
-CONTROL_PLANE_LABEL = "cluster.x-k8s.io/control-plane"
-CONTROL_PLANE_NAME_LABEL = "cluster.x-k8s.io/control-plane-name"
-DELETE_MACHINE_ANNOTATION = "cluster.x-k8s.io/delete-machine"
-CLONED_FROM_NAME_ANNOTATION = "cluster.x-k8s.io/cloned-from-name"
-CLONED_FROM_GROUP_KIND_ANNOTATION = "cluster.x-k8s.io/cloned-from-groupkind"
-PRE_TERMINATE_HOOK_PREFIX = "pre-terminate.delete.hook.machine.cluster.x-k8s.io"
-PRE_TERMINATE_HOOK_CLEANUP_ANNOTATION = PRE_TERMINATE_HOOK_PREFIX + "/kcp-cleanup"
-PRE_TERMINATE_HOOK_SUCCEEDED = "PreTerminateDeleteHookSucceeded"
-WAITING_EXTERNAL_HOOK = "WaitingExternalHook"
-NODE_HEALTHY = "NodeHealthy"
-NODE_READY = "Ready"
+PRE_TERMINATE_HOOK_CLEANUP_ANNOTATION = PRE_TERMINATE_DELETE_HOOK_PREFIX + "/kcp-cleanup"
 # deleteRequeueAfter.
 DELETE_REQUEUE_AFTER = 30.0
 # preflightFailedRequeueAfter.
 PREFLIGHT_FAILED_REQUEUE_AFTER = 15.0
 # Kubernetes versions from which the KCP hook waits for the other pre-terminate hooks.
 OTHER_HOOKS_FIRST_FROM = (1, 31, 0)
-NAME_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
 MAX_SURGE = 1
 MACHINE_TIMEOUTS = ("nodeDrainTimeout", "nodeVolumeDetachTimeout", "nodeDeletionTimeout")
 
@@ -113,8 +115,8 @@ class KubeadmControlPlaneController(Controller):
         self._etcd: dict[tuple[str, str], set[str]] = {}
 
     def setup(self) -> None:
-        self.watch(self.client, API_VERSION, KIND)
-        self.watch(self.client, CAPI_API_VERSION, MACHINE_KIND, owner_mapper(KIND))
+        self.watch(self.client, CONTROL_PLANE_API_VERSION, KUBEADM_CONTROL_PLANE_KIND)
+        self.watch(self.client, CLUSTER_API_VERSION, MACHINE_KIND, owner_mapper(KUBEADM_CONTROL_PLANE_KIND))
 
     def etcd_members(self, namespace: str, cluster: str) -> list[str]:
         """The Machines whose (simulated) etcd member is in the Cluster's etcd cluster, sorted."""
@@ -124,15 +126,23 @@ class KubeadmControlPlaneController(Controller):
 
     def reconcile(self, request: Request) -> Result | None:
         try:
-            kcp = self.client.get(API_VERSION, KIND, request.name, request.namespace)
+            kcp = self.client.get(
+                CONTROL_PLANE_API_VERSION, KUBEADM_CONTROL_PLANE_KIND, request.name, request.namespace
+            )
         except ApiError as err:
             if err.code == 404:
                 return None
             raise
         finalizers = list(_meta(kcp).get("finalizers") or [])
         if not _deleting(kcp) and FINALIZER not in finalizers:
-            self.client.patch(API_VERSION, KIND, request.name, {"metadata": {"finalizers": finalizers + [FINALIZER]}},
-                              namespace=request.namespace, patch_type=MERGE)
+            self.client.patch(
+                CONTROL_PLANE_API_VERSION,
+                KUBEADM_CONTROL_PLANE_KIND,
+                request.name,
+                {"metadata": {"finalizers": finalizers + [FINALIZER]}},
+                namespace=request.namespace,
+                patch_type=MERGE,
+            )
             return None
         cluster = self._cluster_name(kcp)
         if not cluster:
@@ -157,11 +167,17 @@ class KubeadmControlPlaneController(Controller):
 
     def _machines(self, kcp: dict[str, Any], cluster: str) -> list[dict[str, Any]]:
         selector = f"{CLUSTER_NAME_LABEL}={cluster},{CONTROL_PLANE_LABEL}"
-        items = self.client.list(CAPI_API_VERSION, MACHINE_KIND, _meta(kcp).get("namespace"),
+        items = self.client.list(CLUSTER_API_VERSION, MACHINE_KIND, _meta(kcp).get("namespace"),
                                  label_selector=selector)["items"]
         uid = _meta(kcp).get("uid")
-        return [m for m in items if any(r.get("kind") == KIND and r.get("uid") == uid and r.get("controller")
-                                        for r in _meta(m).get("ownerReferences") or [])]
+        return [
+            m
+            for m in items
+            if any(
+                r.get("kind") == KUBEADM_CONTROL_PLANE_KIND and r.get("uid") == uid and r.get("controller")
+                for r in _meta(m).get("ownerReferences") or []
+            )
+        ]
 
     def _follow_etcd(self, namespace: str, cluster: str, machines: list[dict[str, Any]]) -> None:
         members = self._etcd.setdefault((namespace, cluster), set())
@@ -177,7 +193,7 @@ class KubeadmControlPlaneController(Controller):
         for machine in machines:
             if _deleting(machine) or PRE_TERMINATE_HOOK_CLEANUP_ANNOTATION in (_meta(machine).get("annotations") or {}):
                 continue
-            self.client.patch(CAPI_API_VERSION, MACHINE_KIND, _meta(machine)["name"],
+            self.client.patch(CLUSTER_API_VERSION, MACHINE_KIND, _meta(machine)["name"],
                               {"metadata": {"annotations": {PRE_TERMINATE_HOOK_CLEANUP_ANNOTATION: ""}}},
                               namespace=_meta(machine).get("namespace"), patch_type=MERGE)
 
@@ -193,16 +209,20 @@ class KubeadmControlPlaneController(Controller):
         version = parse_version(str((kcp.get("spec") or {}).get("version", "")))
         annotations = _meta(machine).get("annotations") or {}
         if version is not None and version >= OTHER_HOOKS_FIRST_FROM and any(
-                k.startswith(PRE_TERMINATE_HOOK_PREFIX) and k != PRE_TERMINATE_HOOK_CLEANUP_ANNOTATION
+                k.startswith(PRE_TERMINATE_DELETE_HOOK_PREFIX) and k != PRE_TERMINATE_HOOK_CLEANUP_ANNOTATION
                 for k in annotations):
             return Result(requeue_after=DELETE_REQUEUE_AFTER)
-        condition = _condition(machine, PRE_TERMINATE_HOOK_SUCCEEDED)
-        if condition is None or condition.get("status") != "False" or condition.get("reason") != WAITING_EXTERNAL_HOOK:
+        condition = _condition(machine, PRE_TERMINATE_DELETE_HOOK_SUCCEEDED)
+        if (
+            condition is None
+            or condition.get("status") != "False"
+            or condition.get("reason") != WAITING_EXTERNAL_HOOK_REASON
+        ):
             return Result(requeue_after=DELETE_REQUEUE_AFTER)
         if len(machines) > 1:
             self._etcd.setdefault((_meta(kcp).get("namespace", ""), cluster), set()).discard(_meta(machine)["name"])
         try:
-            self.client.patch(CAPI_API_VERSION, MACHINE_KIND, _meta(machine)["name"],
+            self.client.patch(CLUSTER_API_VERSION, MACHINE_KIND, _meta(machine)["name"],
                               {"metadata": {"annotations": {PRE_TERMINATE_HOOK_CLEANUP_ANNOTATION: None}}},
                               namespace=_meta(machine).get("namespace"), patch_type=MERGE)
         except ApiError as err:
@@ -217,8 +237,14 @@ class KubeadmControlPlaneController(Controller):
         if machines:
             return Result(requeue_after=DELETE_REQUEUE_AFTER)
         finalizers = [f for f in _meta(kcp).get("finalizers") or [] if f != FINALIZER]
-        self.client.patch(API_VERSION, KIND, _meta(kcp)["name"], {"metadata": {"finalizers": finalizers}},
-                          namespace=_meta(kcp).get("namespace"), patch_type=MERGE)
+        self.client.patch(
+            CONTROL_PLANE_API_VERSION,
+            KUBEADM_CONTROL_PLANE_KIND,
+            _meta(kcp)["name"],
+            {"metadata": {"finalizers": finalizers}},
+            namespace=_meta(kcp).get("namespace"),
+            patch_type=MERGE,
+        )
         return None
 
     # -- replicas and rollout ----------------------------------------------------------------------
@@ -296,7 +322,9 @@ class KubeadmControlPlaneController(Controller):
 
     def _delete_machine(self, machine: dict[str, Any]) -> None:
         try:
-            self.client.delete(CAPI_API_VERSION, MACHINE_KIND, _meta(machine)["name"], _meta(machine).get("namespace"))
+            self.client.delete(
+                CLUSTER_API_VERSION, MACHINE_KIND, _meta(machine)["name"], _meta(machine).get("namespace")
+            )
         except ApiError as err:
             if err.code != 404:
                 raise
@@ -306,10 +334,10 @@ class KubeadmControlPlaneController(Controller):
         base = f"{_meta(kcp)['name']}-"
         for i in range(10_000):
             digest = hashlib.sha256(f"{_meta(kcp).get('uid')}/{i}".encode()).digest()
-            name = base + "".join(NAME_ALPHABET[b % len(NAME_ALPHABET)] for b in digest[:5])
+            name = base + "".join(RANDOM_ALPHABET[b % len(RANDOM_ALPHABET)] for b in digest[:5])
             if name not in taken:
                 try:
-                    self.client.get(CAPI_API_VERSION, MACHINE_KIND, name, _meta(kcp).get("namespace"))
+                    self.client.get(CLUSTER_API_VERSION, MACHINE_KIND, name, _meta(kcp).get("namespace"))
                 except ApiError as err:
                     if err.code == 404:
                         return name
@@ -324,8 +352,14 @@ class KubeadmControlPlaneController(Controller):
         template_meta = template.get("metadata") or {}
         infra_ref = template.get("infrastructureRef") or {}
         name = self._machine_name(kcp, {_meta(m)["name"] for m in machines})
-        owner = {"apiVersion": API_VERSION, "kind": KIND, "name": _meta(kcp)["name"], "uid": _meta(kcp).get("uid"),
-                 "controller": True, "blockOwnerDeletion": True}
+        owner = {
+            "apiVersion": CONTROL_PLANE_API_VERSION,
+            "kind": KUBEADM_CONTROL_PLANE_KIND,
+            "name": _meta(kcp)["name"],
+            "uid": _meta(kcp).get("uid"),
+            "controller": True,
+            "blockOwnerDeletion": True,
+        }
         labels = {**(template_meta.get("labels") or {}), CLUSTER_NAME_LABEL: cluster, CONTROL_PLANE_LABEL: "",
                   CONTROL_PLANE_NAME_LABEL: _meta(kcp)["name"]}
         infra_template = self.client.get(str(infra_ref.get("apiVersion", "")), str(infra_ref.get("kind", "")),
@@ -345,22 +379,33 @@ class KubeadmControlPlaneController(Controller):
             "spec": dict(cloned.get("spec") or {}),
         })
         self.client.create({
-            "apiVersion": BOOTSTRAP_API_VERSION, "kind": BOOTSTRAP_KIND,
+            "apiVersion": BOOTSTRAP_API_VERSION, "kind": FAKE_BOOTSTRAP_CONFIG_KIND,
             "metadata": {"name": name, "namespace": namespace, "labels": labels, "ownerReferences": [owner]},
             "spec": dict(spec.get("kubeadmConfigSpec") or {}),
         })
         machine_spec: dict[str, Any] = {
-            "clusterName": cluster, "version": spec.get("version"),
-            "bootstrap": {"configRef": {"apiVersion": BOOTSTRAP_API_VERSION, "kind": BOOTSTRAP_KIND, "name": name,
-                                        "namespace": namespace}},
-            "infrastructureRef": {"apiVersion": infra_ref.get("apiVersion"), "kind": infra_kind, "name": name,
-                                  "namespace": namespace},
+            "clusterName": cluster,
+            "version": spec.get("version"),
+            "bootstrap": {
+                "configRef": {
+                    "apiVersion": BOOTSTRAP_API_VERSION,
+                    "kind": FAKE_BOOTSTRAP_CONFIG_KIND,
+                    "name": name,
+                    "namespace": namespace,
+                }
+            },
+            "infrastructureRef": {
+                "apiVersion": infra_ref.get("apiVersion"),
+                "kind": infra_kind,
+                "name": name,
+                "namespace": namespace,
+            },
         }
         for timeout in MACHINE_TIMEOUTS:
             if template.get(timeout) is not None:
                 machine_spec[timeout] = template[timeout]
         self.client.create({
-            "apiVersion": CAPI_API_VERSION, "kind": MACHINE_KIND,
+            "apiVersion": CLUSTER_API_VERSION, "kind": MACHINE_KIND,
             "metadata": {"name": name, "namespace": namespace, "labels": labels,
                          "annotations": {**(template_meta.get("annotations") or {}),
                                          PRE_TERMINATE_HOOK_CLEANUP_ANNOTATION: ""},

@@ -25,21 +25,23 @@ from collections.abc import Iterable
 from typing import Any
 
 from harness.client import MERGE, ApiError, Client, Controller, Request, Result
+from harness.kube.names.capi import (
+    CLUSTER_API_VERSION,
+    CONTROL_PLANE_LABEL,
+    FAKE_CLUSTER_KIND,
+    FAKE_MACHINE_KIND,
+    MACHINE_KIND,
+)
 from harness.world.providers import knobs
 from harness.world.providers.workload import WorkloadClients
 
 API_GROUP = "infrastructure.cluster.x-k8s.io"
 API_VERSION = API_GROUP + "/v1beta1"
-FAKE_MACHINE = "FakeMachine"
-FAKE_CLUSTER = "FakeCluster"
-MACHINE_API_VERSION = "cluster.x-k8s.io/v1beta1"
-MACHINE_KIND = "Machine"
 FAKE_MACHINE_FINALIZER = "fakemachine.infrastructure.cluster.x-k8s.io"
 FAKE_CLUSTER_FINALIZER = "fakecluster.infrastructure.cluster.x-k8s.io"
 PROVIDER_ID = "fake://{namespace}/{name}"
 CONTROL_PLANE_ENDPOINT_HOST = "{name}.{namespace}.fake.invalid"
 CONTROL_PLANE_ENDPOINT_PORT = 6443
-CONTROL_PLANE_LABEL = "cluster.x-k8s.io/control-plane"
 NODE_ROLE_CONTROL_PLANE_LABEL = "node-role.kubernetes.io/control-plane"
 # How soon a FakeMachine whose workload cluster is not reachable yet is looked at again.
 RETRY_SECONDS = 5.0
@@ -75,9 +77,9 @@ class FakeInfrastructureProvider(Controller):
         self._node_mappers: dict[tuple[str, str], Any] = {}
 
     def setup(self) -> None:
-        self.watch(self.client, API_VERSION, FAKE_MACHINE, self._on_fake_machine)
-        self.watch(self.client, API_VERSION, FAKE_CLUSTER, self._on_fake_cluster)
-        self.watch(self.client, MACHINE_API_VERSION, MACHINE_KIND, self._on_machine)
+        self.watch(self.client, API_VERSION, FAKE_MACHINE_KIND, self._on_fake_machine)
+        self.watch(self.client, API_VERSION, FAKE_CLUSTER_KIND, self._on_fake_cluster)
+        self.watch(self.client, CLUSTER_API_VERSION, MACHINE_KIND, self._on_machine)
 
     # Keys: FakeMachines as ("m:<namespace>", name), FakeClusters as ("c:<namespace>", name).
     @staticmethod
@@ -91,7 +93,7 @@ class FakeInfrastructureProvider(Controller):
     @staticmethod
     def _on_machine(_event: str, machine: dict[str, Any]) -> Iterable[Request]:
         ref = (machine.get("spec") or {}).get("infrastructureRef") or {}
-        if ref.get("kind") != FAKE_MACHINE or str(ref.get("apiVersion", "")).split("/")[0] != API_GROUP:
+        if ref.get("kind") != FAKE_MACHINE_KIND or str(ref.get("apiVersion", "")).split("/")[0] != API_GROUP:
             return ()
         return (Request("m:" + (ref.get("namespace") or _meta(machine).get("namespace") or ""), ref.get("name", "")),)
 
@@ -134,14 +136,14 @@ class FakeInfrastructureProvider(Controller):
 
     def _reconcile_cluster(self, namespace: str, name: str) -> Result | None:
         try:
-            fake = self.client.get(API_VERSION, FAKE_CLUSTER, name, namespace)
+            fake = self.client.get(API_VERSION, FAKE_CLUSTER_KIND, name, namespace)
         except ApiError as err:
             if err.code == 404:
                 return None
             raise
         if _meta(fake).get("deletionTimestamp"):
-            return self._release(FAKE_CLUSTER, fake, FAKE_CLUSTER_FINALIZER)
-        if self._ensure_finalizer(FAKE_CLUSTER, fake, FAKE_CLUSTER_FINALIZER):
+            return self._release(FAKE_CLUSTER_KIND, fake, FAKE_CLUSTER_FINALIZER)
+        if self._ensure_finalizer(FAKE_CLUSTER_KIND, fake, FAKE_CLUSTER_FINALIZER):
             return None
         due = knobs.ready_at(fake)
         if self.now() < due:
@@ -149,7 +151,7 @@ class FakeInfrastructureProvider(Controller):
         if not (fake.get("spec") or {}).get("controlPlaneEndpoint", {}).get("host"):
             endpoint = {"host": CONTROL_PLANE_ENDPOINT_HOST.format(name=name, namespace=namespace),
                         "port": CONTROL_PLANE_ENDPOINT_PORT}
-            fake = self.client.patch(API_VERSION, FAKE_CLUSTER, name, {"spec": {"controlPlaneEndpoint": endpoint}},
+            fake = self.client.patch(API_VERSION, FAKE_CLUSTER_KIND, name, {"spec": {"controlPlaneEndpoint": endpoint}},
                                      namespace=namespace, patch_type=MERGE)
         if not (fake.get("status") or {}).get("ready"):
             fake["status"] = {**(fake.get("status") or {}), "ready": True}
@@ -160,14 +162,14 @@ class FakeInfrastructureProvider(Controller):
 
     def _reconcile_machine(self, namespace: str, name: str) -> Result | None:
         try:
-            fake = self.client.get(API_VERSION, FAKE_MACHINE, name, namespace)
+            fake = self.client.get(API_VERSION, FAKE_MACHINE_KIND, name, namespace)
         except ApiError as err:
             if err.code == 404:
                 return None
             raise
         if _meta(fake).get("deletionTimestamp"):
-            return self._release(FAKE_MACHINE, fake, FAKE_MACHINE_FINALIZER)
-        if self._ensure_finalizer(FAKE_MACHINE, fake, FAKE_MACHINE_FINALIZER):
+            return self._release(FAKE_MACHINE_KIND, fake, FAKE_MACHINE_FINALIZER)
+        if self._ensure_finalizer(FAKE_MACHINE_KIND, fake, FAKE_MACHINE_FINALIZER):
             return None
         if (fake.get("status") or {}).get("ready") and (fake.get("spec") or {}).get("providerID"):
             return None
@@ -175,7 +177,7 @@ class FakeInfrastructureProvider(Controller):
         if owner is None:
             return None  # waiting for the machine controller to own it
         try:
-            machine = self.client.get(MACHINE_API_VERSION, MACHINE_KIND, owner, namespace)
+            machine = self.client.get(CLUSTER_API_VERSION, MACHINE_KIND, owner, namespace)
         except ApiError as err:
             if err.code == 404:
                 return None
@@ -199,7 +201,7 @@ class FakeInfrastructureProvider(Controller):
         if node is None:
             return Result(requeue_after=RETRY_SECONDS)
         if (fake.get("spec") or {}).get("providerID") != wanted_id:
-            fake = self.client.patch(API_VERSION, FAKE_MACHINE, name, {"spec": {"providerID": wanted_id}},
+            fake = self.client.patch(API_VERSION, FAKE_MACHINE_KIND, name, {"spec": {"providerID": wanted_id}},
                                      namespace=namespace, patch_type=MERGE)
         status = dict(fake.get("status") or {})
         status["ready"] = True

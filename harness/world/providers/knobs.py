@@ -15,10 +15,8 @@ from typing import Any
 
 from harness.clock import parse_rfc3339
 from harness.kube.duration import duration_seconds
+from harness.kube.names.knobs import DELETION_DELAY_ANNOTATION, DELETION_STUCK_ANNOTATION, PROVISION_DELAY_ANNOTATION
 
-PROVISION_DELAY_ANNOTATION = "harness.test/provision-delay"
-DELETION_DELAY_ANNOTATION = "harness.test/deletion-delay"
-DELETION_STUCK_ANNOTATION = "harness.test/deletion-stuck"
 TRUE = "true"
 
 

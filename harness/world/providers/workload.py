@@ -7,7 +7,8 @@ import base64
 import binascii
 
 from harness.client import ApiError, Client
-from harness.world.workload_clusters import KUBECONFIG_KEY, kubeconfig_secret_name
+from harness.kube.names.capi import KUBECONFIG_DATA_KEY
+from harness.world.workload_clusters import kubeconfig_secret_name
 
 
 class WorkloadClients:
@@ -21,7 +22,7 @@ class WorkloadClients:
         """The client of ``namespace/cluster``'s workload cluster (None while its kubeconfig is missing)."""
         try:
             secret = self.management.get("v1", "Secret", kubeconfig_secret_name(cluster), namespace)
-            text = base64.b64decode((secret.get("data") or {}).get(KUBECONFIG_KEY, "")).decode()
+            text = base64.b64decode((secret.get("data") or {}).get(KUBECONFIG_DATA_KEY, "")).decode()
         except (ApiError, ConnectionError, binascii.Error, UnicodeDecodeError):
             return None
         if not text:

@@ -1,0 +1,18 @@
+"""Well-known names per API group: API versions, kinds, labels, annotations, condition types,
+reasons, messages and finalizers that Kubernetes, Cluster API and the kit define, each once."""
+
+from harness.kube.names import apiextensions, apps, batch, capi, core, events, knobs, meta, policy, runtime_sdk, storage
+
+__all__ = [
+    "apiextensions",
+    "apps",
+    "batch",
+    "capi",
+    "core",
+    "events",
+    "knobs",
+    "meta",
+    "policy",
+    "runtime_sdk",
+    "storage",
+]
