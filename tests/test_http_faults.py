@@ -1,4 +1,4 @@
-"""Fault injection (harness/apiserver/http/faults.py): rules through the admin API, the errors real
+"""Fault injection (harness/apiserver/faults.py): rules through the admin API, the errors real
 clients see, dropped and expired watches, and the same rules for a world's in-process clients."""
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from kubernetes.client.exceptions import ApiException
 from test_http_fixtures import Served, serving
 
 from harness import __main__ as cli
-from harness.apiserver.http.faults import FaultInjector, FaultRequest, chaos_rules, injector_of
+from harness.apiserver.faults import FaultInjector, FaultRequest, chaos_rules, injector_of
 from harness.kube.errors import StatusError
 from harness.world.world import World
 

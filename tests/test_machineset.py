@@ -10,7 +10,7 @@ import pytest
 from controllers.machineset import delete_policy
 from controllers.machineset.api import format_label_value
 from controllers.machineset.webhooks import default_machine_set, validate_machine_set
-from harness.apiserver.http.faults import injector_of
+from harness.apiserver.faults import injector_of
 from harness.client import MERGE, find_in
 from harness.kube.errors import StatusError
 from harness.kube.names.capi import BOOTSTRAP_API_VERSION, CLUSTER_API_VERSION, INFRASTRUCTURE_API_VERSION

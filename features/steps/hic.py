@@ -36,7 +36,7 @@ from features.steps.machines import (
     machine_records,
     start_machine,
 )
-from harness.apiserver.http.faults import injector_of
+from harness.apiserver.faults import injector_of
 from harness.client import find_in
 from harness.clock import parse_rfc3339
 from harness.kube.names.capi import CLUSTER_API_VERSION, MACHINE_FINALIZER, MACHINE_KIND, MACHINES_RESOURCE
@@ -52,7 +52,7 @@ FAULTS_PATH = "/harness/v1/faults"
 # Another owner's hook, at each of the HIC's lifecycle points: not the HIC's to remove.
 OTHER_HOOK_NAME = "another-owners-hook"
 OTHER_OWNER = "another-owner"
-# The faults a sentence names, as fault rules (harness/apiserver/http/faults.py).
+# The faults a sentence names, as fault rules (harness/apiserver/faults.py).
 FAULTS = {
     "409 Conflict": {"fault": "Conflict"},
     "429 TooManyRequests": {"fault": "TooManyRequests", "retryAfterSeconds": 1},

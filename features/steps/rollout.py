@@ -37,7 +37,7 @@ from controllers.rollout.fenceposts import daemon_set_fenceposts, deployment_fen
 from controllers.rollout.points import resolve
 from features.steps.context import TYPES, ScenarioContext, sentence
 from features.steps.objects import PAUSE_IMAGE
-from harness.apiserver.http.faults import INTERNAL_ERROR, injector_of
+from harness.apiserver.faults import INTERNAL_ERROR, injector_of
 from harness.client import JSON_PATCH, MERGE
 from harness.kube.names.apps import POD_TEMPLATE_HASH_LABEL
 from harness.kube.names.knobs import JOB_DURATION_ANNOTATION as JOB_DURATION

@@ -65,7 +65,7 @@ class InProcessClient:
         return server
 
     def _fault(self, verb: str, rt: ResourceType, namespace: str | None, name: str, subresource: str = "") -> None:
-        # The world's fault rules (harness/apiserver/http/faults.py), when a test installed some:
+        # The world's fault rules (harness/apiserver/faults.py), when a test installed some:
         # the world's own controllers see injected errors as HTTP clients do.
         injector = getattr(self._clusters, "faults", None)
         if injector is not None:

@@ -1,7 +1,7 @@
 """Running scenarios under ``--chaos``: what a scene does differently, and which states are the faults' own.
 
 Under chaos the reference controllers' requests fail now and then (409, 429, 500, dropped and expired
-watches; :func:`harness.apiserver.http.faults.chaos_rules`). A controller retries a failed reconcile
+watches; :func:`harness.apiserver.faults.chaos_rules`). A controller retries a failed reconcile
 after a backoff (5 ms, doubling with each failure of that key, whatever its cause) and re-lists a watch
 after 0.8 s, both on the virtual clock, so right after a settle the world may be a few milliseconds
 short of where it would be without faults (or a second: Cluster API's machine controller holds a
@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from harness.apiserver.http.faults import INTERNAL_ERROR_TEXT, TOO_MANY_REQUESTS_MESSAGE
+from harness.apiserver.faults import INTERNAL_ERROR_TEXT, TOO_MANY_REQUESTS_MESSAGE
 from harness.kube.errors import OPTIMISTIC_LOCK_MESSAGE
 from harness.world.scene import Scene
 

@@ -27,7 +27,7 @@ from pytest_bdd.reporting import test_report_context_registry
 from pytest_bdd.scenario import scenario_wrapper_template_registry
 
 from controllers.registry import CONTROLLERS
-from harness.apiserver.http.faults import chaos_rules, injector_of
+from harness.apiserver.faults import chaos_rules, injector_of
 from harness.targets import report
 from harness.targets.process import CONTROLLER_USER
 from harness.world.world import SYSTEM_USER

@@ -13,8 +13,8 @@ import time
 from pathlib import Path
 
 from controllers.registry import CONTROLLERS
+from harness.apiserver.faults import chaos_rules, injector_of
 from harness.apiserver.http import create_app, serve_forever, url, write_kubeconfig
-from harness.apiserver.http.faults import chaos_rules, injector_of
 from harness.world.fixtures import FixtureError, apply_documents, read_documents
 from harness.world.world import MANAGEMENT_SIMULATORS, SIMULATORS, SYSTEM_USER, World
 
@@ -73,7 +73,7 @@ def serve(
 ) -> int:
     """Serve until SIGINT/SIGTERM; 0 on a clean stop, 1 for bad fixtures, 2 for bad usage.
     ``chaos``: answer about that share of the API requests with 409, 429 or 500, except those of
-    the world's own simulators (harness/apiserver/http/faults.py; ``GET /harness/v1/faults`` shows
+    the world's own simulators (harness/apiserver/faults.py; ``GET /harness/v1/faults`` shows
     the rules, ``DELETE`` clears them)."""
     try:
         names = controller_names(controllers)

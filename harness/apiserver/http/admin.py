@@ -28,7 +28,7 @@
   timers are lost) and fresh instances with nothing in memory take over from a fresh list+watch;
   answers ``{"restarted": [names]}``. Names must be a list of strings (400); a controller the world
   does not run is 404.
-* ``POST faults`` with a fault rule (harness/apiserver/http/faults.py: which requests, which fault,
+* ``POST faults`` with a fault rule (harness/apiserver/faults.py: which requests, which fault,
   by rate or count) → 201 with the rule (its ``id`` and ``fired`` count); a bad rule is 400 saying why.
   ``GET faults`` → ``{"items": [rule...], "injected": [{rule, fault, cluster, verb, resource,
   namespace, name, user}, ...]}``; ``DELETE faults`` → clears rules and records, answers like ``GET``.
@@ -51,8 +51,9 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import Response
 
+from harness.apiserver import faults
 from harness.apiserver.clusters import MANAGEMENT, cluster_path
-from harness.apiserver.http import bodies, faults, options
+from harness.apiserver.http import bodies, options
 from harness.apiserver.http.protocol import ServedWorld
 from harness.apiserver.http.responses import json_response, method_not_allowed, path_not_found
 from harness.apiserver.http.watchstream import WatchHub

@@ -20,8 +20,9 @@ from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
 from starlette.routing import Route
 
+from harness.apiserver import faults
 from harness.apiserver.clusters import MANAGEMENT, cluster_path
-from harness.apiserver.http import admin, auth, discovery, faults, openapi, requestinfo
+from harness.apiserver.http import admin, auth, discovery, openapi, requestinfo
 from harness.apiserver.http.protocol import ServedWorld
 from harness.apiserver.http.responses import (
     internal_error,
@@ -125,7 +126,7 @@ def create_app(world: ServedWorld, *, token: str | None = None, tick_seconds: fl
     ``token``: require ``Authorization: Bearer <token>`` (health and version stay open).
     ``tick_seconds``: settle the world this often between requests (for worlds whose clock
     follows wall time). ``app.state.watches`` holds the open watch streams (closed at shutdown);
-    ``app.state.faults`` the world's fault injector (harness/apiserver/http/faults.py)."""
+    ``app.state.faults`` the world's fault injector (harness/apiserver/faults.py)."""
     facade = Facade(world, token)
 
     @contextlib.asynccontextmanager

@@ -15,8 +15,8 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import Response
 
-from harness.apiserver import eviction, patch
-from harness.apiserver.http import bodies, discovery, faults, options
+from harness.apiserver import eviction, faults, patch
+from harness.apiserver.http import bodies, discovery, options
 from harness.apiserver.http.negotiation import parse_accept
 from harness.apiserver.http.protocol import ServedWorld
 from harness.apiserver.http.requestinfo import (
@@ -164,7 +164,7 @@ def _created_name(raw: bytes) -> str:
 
 
 async def _inject(call: Call, info: RequestInfo, raw: bytes) -> faults.FaultRule | None:
-    """Apply the fault rules to this request (see harness/apiserver/http/faults.py)."""
+    """Apply the fault rules to this request (see harness/apiserver/faults.py)."""
     injector = faults.injector_of(call.world.clusters)
     if not injector.rules:
         return None
