@@ -180,3 +180,33 @@ def test_bound_sockets_say_they_are_tcp_so_asyncio_turns_nagle_off() -> None:
         assert sock.proto == socket.IPPROTO_TCP
     finally:
         sock.close()
+
+
+def _fault_scenes(server: WorldServer) -> Iterator[tuple[str, object]]:
+    yield "in-process", InProcessScene(World(simulators=[]))
+    with HttpScene(World(simulators=[]), server=server) as over_http:
+        yield "http", over_http
+
+
+def test_fault_rules_are_added_read_and_cleared_through_the_scene_whatever_its_transport(
+    server: WorldServer,
+) -> None:
+    for transport, scene in _fault_scenes(server):
+        client = scene.client()  # type: ignore[attr-defined]
+        scene.add_fault({"fault": "Conflict", "verbs": ["create"], "resource": "configmaps", "count": 1})  # type: ignore[attr-defined]
+        with pytest.raises(ApiError) as info:
+            client.create(_configmap("a"))
+        assert info.value.code == 409, transport
+        faults = scene.faults()  # type: ignore[attr-defined]
+        assert [r["fault"] for r in faults["items"]] == ["Conflict"], transport
+        assert len(faults["injected"]) == 1, transport
+        scene.clear_faults()  # type: ignore[attr-defined]
+        assert scene.faults() == {"items": [], "injected": []}, transport  # type: ignore[attr-defined]
+        client.create(_configmap("a"))
+
+
+def test_an_unusable_fault_rule_is_a_bad_request_whatever_the_transport(server: WorldServer) -> None:
+    for transport, scene in _fault_scenes(server):
+        with pytest.raises(ApiError) as info:
+            scene.add_fault({"fault": "NoSuchFault"})  # type: ignore[attr-defined]
+        assert info.value.code == 400, transport

@@ -36,7 +36,6 @@ from features.steps.machines import (
     machine_records,
     start_machine,
 )
-from harness.apiserver.faults import injector_of
 from harness.client import find_in
 from harness.clock import parse_rfc3339
 from harness.kube.names.capi import CLUSTER_API_VERSION, MACHINE_FINALIZER, MACHINE_KIND, MACHINES_RESOURCE
@@ -48,7 +47,6 @@ HIC_AREA = "hic"
 FEATURES_DIR = Path(__file__).resolve().parent.parent
 REFERENCE_CONFIG = FEATURES_DIR / HIC_AREA / "reference-hic-config.yaml"
 REFERENCE_HIC = "reference-hic"
-FAULTS_PATH = "/harness/v1/faults"
 # Another owner's hook, at each of the HIC's lifecycle points: not the HIC's to remove.
 OTHER_HOOK_NAME = "another-owners-hook"
 OTHER_OWNER = "another-owner"
@@ -234,12 +232,8 @@ def _names(prefix: str, count: int) -> list[str]:
 
 
 def add_fault(ctx: ScenarioContext, rule: dict[str, Any]) -> None:
-    """Install a fault rule in the scenario's world: over the admin API, or in-process on its injector."""
-    scene: Any = ctx.scene
-    if hasattr(scene, "http"):
-        scene.http().post(FAULTS_PATH, json=rule).raise_for_status()
-    else:
-        injector_of(scene.world.clusters).add(rule)
+    """Install a fault rule in the scenario's world, whatever its transport."""
+    ctx.scene.add_fault(rule)
 
 
 # -- Given -------------------------------------------------------------------------------------------

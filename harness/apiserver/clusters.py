@@ -12,6 +12,7 @@ from urllib.parse import urlparse
 import yaml
 
 from harness.apiserver.audit import AuditLog
+from harness.apiserver.faults import FaultInjector
 from harness.apiserver.server import APIServer
 from harness.clock import VirtualClock
 
@@ -51,6 +52,8 @@ class ClusterSet:
         self.token: str | None = None
         self.ca_pem: bytes | None = None  # the CA that signs the server certificate, when served over TLS
         self._clusters: dict[str, APIServer] = {}
+        # The fault rules every client of these clusters meets (in-process and over HTTP).
+        self.faults = FaultInjector()
         self.add(MANAGEMENT)
 
     @property

@@ -81,7 +81,6 @@ MAX_LATENCY_SECONDS = 30.0
 INJECTED_KEPT = 10_000
 
 RULE_INVALID = "fault rule: {}"
-_ATTRIBUTE = "faults"
 
 
 class FaultRuleError(ValueError):
@@ -381,12 +380,8 @@ async def apply(injector: FaultInjector, request: FaultRequest, current_rv: str 
 
 
 def injector_of(clusters: Any) -> FaultInjector:
-    """The fault injector of a world's cluster set (made on first use)."""
-    injector = getattr(clusters, _ATTRIBUTE, None)
-    if injector is None:
-        injector = FaultInjector()
-        setattr(clusters, _ATTRIBUTE, injector)
-    return injector
+    """The fault injector of a world's cluster set (``ClusterSet.faults``)."""
+    return clusters.faults
 
 
 def chaos_rules(

@@ -65,12 +65,10 @@ class InProcessClient:
         return server
 
     def _fault(self, verb: str, rt: ResourceType, namespace: str | None, name: str, subresource: str = "") -> None:
-        # The world's fault rules (harness/apiserver/faults.py), when a test installed some:
+        # The world's fault rules (harness/apiserver/faults.py; none unless a test installed some):
         # the world's own controllers see injected errors as HTTP clients do.
-        injector = getattr(self._clusters, "faults", None)
-        if injector is not None:
-            injector.check(cluster=self.cluster, verb=verb, group=rt.group, resource=rt.plural,
-                           subresource=subresource, namespace=namespace or "", name=name, user=self.user)
+        self._clusters.faults.check(cluster=self.cluster, verb=verb, group=rt.group, resource=rt.plural,
+                                    subresource=subresource, namespace=namespace or "", name=name, user=self.user)
 
     def _rt(self, api_version: str, kind: str) -> ResourceType:
         return self._server.registry.by_kind(api_version, kind)

@@ -57,6 +57,8 @@ REQUEST_TIMEOUT = 30.0
 NO_WORLD_MESSAGE = "no world is being served"
 # The event a raw watch records for a line that is not a JSON watch event.
 MALFORMED = "MALFORMED"
+# The admin API's fault rules, relative to ADMIN_PATH.
+FAULTS_PATH = "/faults"
 # Audit records as the in-process scene gives them: without diffs, with the objects.
 AUDIT_QUERY = {"diff": "false", "objects": "true"}
 
@@ -394,6 +396,15 @@ class HttpScene:
 
     def add_cluster(self, name: str) -> None:
         self._post("/clusters", {"name": name})
+
+    def add_fault(self, rule: dict[str, Any]) -> None:
+        self._post(FAULTS_PATH, rule)
+
+    def faults(self) -> dict[str, Any]:
+        return self._get(FAULTS_PATH)
+
+    def clear_faults(self) -> None:
+        _checked(self._admin.delete(FAULTS_PATH))
 
     def retry_due(self) -> float | None:
         """When a controller of the served world next retries something that failed (``GET clock``)."""

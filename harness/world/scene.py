@@ -10,7 +10,9 @@ from __future__ import annotations
 from typing import Any, Protocol
 
 from harness.apiserver.clusters import MANAGEMENT
+from harness.apiserver.faults import FaultRuleError
 from harness.client.interface import Client
+from harness.kube import errors
 from harness.world.world import World
 
 
@@ -48,6 +50,19 @@ class Scene(Protocol):
         """The reference controllers ``names`` (default: all of them) stop as a crash would and new
         instances with nothing in memory take over, from a fresh list+watch; an unknown name is an
         error (KeyError in-process, a 404 ``StatusError`` over HTTP)."""
+        ...
+
+    def add_fault(self, rule: dict[str, Any]) -> None:
+        """Install a fault rule (the admin API's ``POST faults`` body, harness/apiserver/faults.py) in
+        the world; a rule that cannot be used is a 400 ``StatusError``, whatever the transport."""
+        ...
+
+    def faults(self) -> dict[str, Any]:
+        """The installed rules and what they injected: ``{"items": [rule...], "injected": [...]}``."""
+        ...
+
+    def clear_faults(self) -> None:
+        """Remove every fault rule and forget what was injected."""
         ...
 
 
@@ -104,3 +119,15 @@ class InProcessScene:
 
     def restart_controllers(self, names: list[str] | None = None) -> None:
         self.world.restart_controllers(names)
+
+    def add_fault(self, rule: dict[str, Any]) -> None:
+        try:
+            self.world.clusters.faults.add(rule)
+        except FaultRuleError as err:
+            raise errors.bad_request(str(err)) from None
+
+    def faults(self) -> dict[str, Any]:
+        return self.world.clusters.faults.to_dict()
+
+    def clear_faults(self) -> None:
+        self.world.clusters.faults.clear()
