@@ -34,6 +34,7 @@ from harness.apiserver import builtins
 from harness.apiserver.server import APIServer
 from harness.apiserver.store import clone
 from harness.kube import errors, selectors
+from harness.kube.conditions import find_condition, set_status_condition
 from harness.kube.names.core import (
     CONDITION_FALSE,
     CONDITION_TRUE,
@@ -99,52 +100,6 @@ SYNC_FAILED = "SyncFailed"
 
 
 # -- conditions ---------------------------------------------------------------------------------------
-
-
-def set_status_condition(conditions: list[dict[str, Any]], new: dict[str, Any], now: str) -> bool:
-    """``apimeta.SetStatusCondition`` on a list of ``metav1.Condition`` dicts, in place.
-
-    A new type is appended (``lastTransitionTime`` = ``now`` unless given); an existing one takes
-    the new status (moving ``lastTransitionTime`` only when the status changes), reason, message
-    and observedGeneration. Returns whether anything changed."""
-    for existing in conditions:
-        if existing.get("type") != new["type"]:
-            continue
-        changed = False
-        if existing.get("status") != new["status"]:
-            existing["status"] = new["status"]
-            existing["lastTransitionTime"] = new.get("lastTransitionTime") or now
-            changed = True
-        for key in ("reason", "message"):
-            if existing.get(key, "") != new.get(key, ""):
-                existing[key] = new.get(key, "")
-                changed = True
-        old_generation = existing.get("observedGeneration", 0) or 0
-        new_generation = new.get("observedGeneration", 0) or 0
-        if old_generation != new_generation:
-            if new_generation:
-                existing["observedGeneration"] = new_generation
-            else:
-                existing.pop("observedGeneration", None)
-            changed = True
-        return changed
-    # metav1.Condition's JSON field order; observedGeneration is omitempty, message is not.
-    condition: dict[str, Any] = {"type": new["type"], "status": new["status"]}
-    if new.get("observedGeneration"):
-        condition["observedGeneration"] = new["observedGeneration"]
-    condition["lastTransitionTime"] = new.get("lastTransitionTime") or now
-    condition["reason"] = new.get("reason", "")
-    condition["message"] = new.get("message", "")
-    conditions.append(condition)
-    return True
-
-
-def find_condition(conditions: list[dict[str, Any]] | None, condition_type: str) -> dict[str, Any] | None:
-    """The condition of ``condition_type`` in a list, or None."""
-    for condition in conditions or []:
-        if condition.get("type") == condition_type:
-            return condition
-    return None
 
 
 def update_disruption_allowed_condition(status: dict[str, Any], now: str) -> None:

@@ -39,11 +39,11 @@ from harness.apiserver.eviction import (
     conditions_are_up_to_date,
     is_pod_ready,
     pdb_selects,
-    set_status_condition,
     update_disruption_allowed_condition,
 )
 from harness.client import NORMAL, WARNING, ApiError, Client, Controller, EventRecorder, Request, Result, find_in
 from harness.clock import parse_rfc3339, rfc3339
+from harness.kube.conditions import set_status_condition
 from harness.kube.intstr import IntOrStringError, scaled_value
 from harness.kube.names.apiextensions import APIEXTENSIONS_V1, CRD_KIND
 from harness.kube.names.apps import APPS_V1
