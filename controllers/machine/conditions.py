@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from harness.clock import rfc3339
+from harness.kube.conditions import condition_of, set_status_condition
 from harness.kube.names.core import CONDITION_FALSE, CONDITION_TRUE, CONDITION_UNKNOWN
 
 # Severities.
@@ -67,10 +68,7 @@ def _status(machine: dict[str, Any]) -> dict[str, Any]:
 
 def get(machine: dict[str, Any], condition_type: str) -> dict[str, Any] | None:
     """The v1beta1 condition of ``condition_type``, or None."""
-    for condition in (machine.get("status") or {}).get("conditions") or []:
-        if condition.get("type") == condition_type:
-            return dict(condition)
-    return None
+    return condition_of(machine, condition_type)
 
 
 def is_true(machine: dict[str, Any], condition_type: str) -> bool:
@@ -155,19 +153,10 @@ def set_v1beta2(machine: dict[str, Any], condition_type: str, status: str, reaso
     if not isinstance(v1beta2, dict):
         v1beta2 = _status(machine)["v1beta2"] = {}
     generation = (machine.get("metadata") or {}).get("generation")
-    new: dict[str, Any] = {"type": condition_type, "status": status}
+    new: dict[str, Any] = {"type": condition_type, "status": status, "reason": reason, "message": message}
     if generation:
         new["observedGeneration"] = generation
-    new.update({"lastTransitionTime": rfc3339(now), "reason": reason, "message": message})
     conditions = [dict(c) for c in v1beta2.get("conditions") or []]
-    for i, existing in enumerate(conditions):
-        if existing.get("type") != condition_type:
-            continue
-        if existing.get("status") == status:
-            new["lastTransitionTime"] = existing.get("lastTransitionTime", new["lastTransitionTime"])
-        conditions[i] = new
-        break
-    else:
-        conditions.append(new)
+    set_status_condition(conditions, new, rfc3339(now))
     conditions.sort(key=_v1beta2_sort_key)
     v1beta2["conditions"] = conditions

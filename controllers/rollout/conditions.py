@@ -21,6 +21,7 @@ from __future__ import annotations
 from typing import Any
 
 from harness.clock import rfc3339
+from harness.kube.conditions import find_condition
 from harness.kube.names.core import CONDITION_TRUE
 
 PROGRESSING = "Progressing"
@@ -78,11 +79,6 @@ def find(obj: dict[str, Any], condition_type: str) -> dict[str, Any] | None:
     return None
 
 
-def find_in(conditions: list[dict[str, Any]], condition_type: str) -> dict[str, Any] | None:
-    """The condition of ``condition_type`` in a list, or None."""
-    return next((c for c in conditions if c.get("type") == condition_type), None)
-
-
 def new_condition(condition_type: str, status: str, reason: str, message: str, now: float) -> dict[str, Any]:
     """A deployment-style condition stamped ``now`` (both lastUpdateTime and lastTransitionTime)."""
     stamp = rfc3339(now)
@@ -93,7 +89,7 @@ def new_condition(condition_type: str, status: str, reason: str, message: str, n
 def set_condition(conditions: list[dict[str, Any]], condition: dict[str, Any]) -> None:
     """``SetDeploymentCondition``, in place: nothing changes when status and reason are the current
     ones; the same status keeps its lastTransitionTime; the condition goes last."""
-    current = find_in(conditions, condition["type"])
+    current = find_condition(conditions, condition["type"])
     if current is not None and current.get("status") == condition["status"] \
             and current.get("reason") == condition["reason"]:
         return
@@ -105,7 +101,7 @@ def set_condition(conditions: list[dict[str, Any]], condition: dict[str, Any]) -
 def refresh_progressing(conditions: list[dict[str, Any]], condition: dict[str, Any]) -> None:
     """Record progress: replace Progressing with ``condition`` (a fresh lastUpdateTime), keeping the
     lastTransitionTime of a current True condition."""
-    current = find_in(conditions, condition["type"])
+    current = find_condition(conditions, condition["type"])
     if current is not None and current.get("status") == CONDITION_TRUE and condition["status"] == CONDITION_TRUE:
         condition = {**condition, "lastTransitionTime": current.get("lastTransitionTime")}
     conditions[:] = [c for c in conditions if c.get("type") != condition["type"]] + [condition]
@@ -118,7 +114,7 @@ def remove(conditions: list[dict[str, Any]], condition_type: str) -> None:
 
 def set_hook_condition(conditions: list[dict[str, Any]], status: str, reason: str, message: str, now: float) -> None:
     """Set the LifecycleHooks condition: a new message counts as a change (the detail is the point)."""
-    current = find_in(conditions, LIFECYCLE_HOOKS)
+    current = find_condition(conditions, LIFECYCLE_HOOKS)
     if current is not None and (current.get("status"), current.get("reason"), current.get("message")) == (
             status, reason, message):
         return

@@ -59,6 +59,7 @@ from controllers.rollout.revisions import revision_of, template_hash, templates_
 from harness.client import MERGE, NORMAL, ApiError, Client, Controller, EventRecorder, Request, Result, find_in
 from harness.client import owner_mapper as _owner_mapper
 from harness.clock import parse_rfc3339
+from harness.kube.conditions import find_condition
 from harness.kube.names.apps import APPS_V1, POD_TEMPLATE_HASH_LABEL, REPLICA_SET
 from harness.kube.names.batch import BATCH_V1, JOB
 from harness.kube.names.core import CONDITION_FALSE, CONDITION_TRUE, LAST_APPLIED_CONFIGURATION_ANNOTATION
@@ -195,7 +196,7 @@ class DeploymentController(Controller):
                 new = self.client.patch(APPS_V1, REPLICA_SET, meta(new)["name"],
                                         {"metadata": {"annotations": wanted}}, namespace=meta(new).get("namespace"),
                                         patch_type=MERGE)
-            if cond.find_in(conditions, cond.PROGRESSING) is None and self._has_deadline(deployment):
+            if find_condition(conditions, cond.PROGRESSING) is None and self._has_deadline(deployment):
                 cond.set_condition(conditions, cond.new_condition(
                     cond.PROGRESSING, CONDITION_TRUE, cond.FOUND_NEW_RS,
                     cond.FOUND_NEW_RS_MESSAGE.format(name=meta(new)["name"]), now))
@@ -502,7 +503,7 @@ class DeploymentController(Controller):
         """The Progressing condition (``syncRolloutStatus``, ``checkPausedConditions``); when to look again
         for the progress deadline."""
         name = meta(deployment)["name"]
-        current = cond.find_in(conditions, cond.PROGRESSING)
+        current = find_condition(conditions, cond.PROGRESSING)
         if paused:
             if current is None or current.get("reason") != cond.PAUSED:
                 cond.set_condition(conditions, cond.new_condition(cond.PROGRESSING, "Unknown", cond.PAUSED,
@@ -511,7 +512,7 @@ class DeploymentController(Controller):
         if current is not None and current.get("reason") == cond.PAUSED:
             cond.set_condition(conditions, cond.new_condition(cond.PROGRESSING, "Unknown", cond.RESUMED,
                                                               cond.RESUMED_MESSAGE, now))
-            current = cond.find_in(conditions, cond.PROGRESSING)
+            current = find_condition(conditions, cond.PROGRESSING)
         if not self._has_deadline(deployment):
             cond.remove(conditions, cond.PROGRESSING)
             return None
@@ -533,7 +534,7 @@ class DeploymentController(Controller):
                        else cond.DEPLOYMENT_PROGRESSING_MESSAGE.format(name=name))
             cond.refresh_progressing(conditions, cond.new_condition(cond.PROGRESSING, CONDITION_TRUE, cond.RS_UPDATED,
                                                                     message, now))
-            current = cond.find_in(conditions, cond.PROGRESSING)
+            current = find_condition(conditions, cond.PROGRESSING)
         if gate.running or gate.frozen:
             return None  # hook time does not count against the progress deadline
         if current is None or current.get("reason") in (cond.TIMED_OUT, cond.NEW_RS_AVAILABLE, cond.HOOK_FAILED):

@@ -33,6 +33,7 @@ from harness.apiserver import builtins
 from harness.apiserver.resources import ResourceType
 from harness.apiserver.store import clone
 from harness.kube import errors, validation
+from harness.kube.conditions import set_status_condition
 from harness.kube.errors import FieldError
 from harness.kube.names.apiextensions import CRD_KIND, SCOPE_CLUSTER, SCOPE_NAMESPACED
 from harness.kube.validation import FIELD_IMMUTABLE_MSG
@@ -130,19 +131,9 @@ def set_condition(
     conditions = _dict(crd.setdefault("status", {})).setdefault("conditions", [])
     if not isinstance(conditions, list):
         conditions = crd["status"]["conditions"] = []
-    for condition in conditions:
-        if _dict(condition).get("type") != condition_type:
-            continue
-        changed = (condition.get("status"), condition.get("reason"), condition.get("message")) != (
-            status, reason, message
-        )
-        if condition.get("status") != status:
-            condition["lastTransitionTime"] = now
-        condition.update({"status": status, "reason": reason, "message": message})
-        return changed
-    conditions.append({"type": condition_type, "status": status, "lastTransitionTime": now, "reason": reason,
-                       "message": message})
-    return True
+    return set_status_condition(
+        conditions, {"type": condition_type, "status": status, "reason": reason, "message": message}, now
+    )
 
 
 # -- the kinds a CRD serves ------------------------------------------------------------------------

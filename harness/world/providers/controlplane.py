@@ -38,6 +38,7 @@ from typing import Any
 
 from harness.client import MERGE, ApiError, Client, Controller, Request, Result, owner_mapper
 from harness.clock import parse_rfc3339
+from harness.kube.conditions import condition_of
 from harness.kube.names.capi import (
     BOOTSTRAP_API_VERSION,
     CLONED_FROM_GROUP_KIND_ANNOTATION,
@@ -80,13 +81,6 @@ def _meta(obj: dict[str, Any]) -> dict[str, Any]:
 
 def _deleting(obj: dict[str, Any]) -> bool:
     return bool(_meta(obj).get("deletionTimestamp"))
-
-
-def _condition(obj: dict[str, Any], condition_type: str) -> dict[str, Any] | None:
-    for condition in (obj.get("status") or {}).get("conditions") or []:
-        if condition.get("type") == condition_type:
-            return dict(condition)
-    return None
 
 
 def parse_version(version: str) -> tuple[int, int, int] | None:
@@ -184,7 +178,7 @@ class KubeadmControlPlaneController(Controller):
         names = {_meta(m)["name"] for m in machines}
         members.intersection_update(names)
         for machine in machines:
-            healthy = _condition(machine, NODE_HEALTHY)
+            healthy = condition_of(machine, NODE_HEALTHY)
             if not _deleting(machine) and healthy is not None and healthy.get("status") == "True":
                 members.add(_meta(machine)["name"])
 
@@ -212,7 +206,7 @@ class KubeadmControlPlaneController(Controller):
                 k.startswith(PRE_TERMINATE_DELETE_HOOK_PREFIX) and k != PRE_TERMINATE_HOOK_CLEANUP_ANNOTATION
                 for k in annotations):
             return Result(requeue_after=DELETE_REQUEUE_AFTER)
-        condition = _condition(machine, PRE_TERMINATE_DELETE_HOOK_SUCCEEDED)
+        condition = condition_of(machine, PRE_TERMINATE_DELETE_HOOK_SUCCEEDED)
         if (
             condition is None
             or condition.get("status") != "False"
@@ -269,7 +263,7 @@ class KubeadmControlPlaneController(Controller):
 
     @staticmethod
     def _healthy(machine: dict[str, Any]) -> bool:
-        condition = _condition(machine, NODE_HEALTHY)
+        condition = condition_of(machine, NODE_HEALTHY)
         return bool((machine.get("status") or {}).get("nodeRef")) and condition is not None \
             and condition.get("status") == "True"
 
@@ -284,7 +278,7 @@ class KubeadmControlPlaneController(Controller):
             node = remote.get("v1", "Node", str(machine["status"]["nodeRef"].get("name", "")))
         except (ApiError, ConnectionError):
             return False
-        ready = _condition(node, NODE_READY)
+        ready = condition_of(node, NODE_READY)
         return ready is not None and ready.get("status") == "True"
 
     def _reconcile_replicas(self, kcp: dict[str, Any], cluster: str, machines: list[dict[str, Any]]) -> Result | None:
