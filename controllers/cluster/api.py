@@ -40,10 +40,6 @@ def is_owned_by(obj: dict[str, Any], owner: dict[str, Any]) -> bool:
     return any(refers_to(ref, owner) for ref in meta(obj).get("ownerReferences") or [])
 
 
-def is_controlled_by(obj: dict[str, Any], owner: dict[str, Any]) -> bool:
-    """Whether the controller owner reference of ``obj`` is ``owner`` (by uid, as metav1.IsControlledBy)."""
-    uid = meta(owner).get("uid")
-    return any(ref.get("controller") and ref.get("uid") == uid for ref in meta(obj).get("ownerReferences") or [])
 
 
 def owner_reference(owner: dict[str, Any], *, controller: bool = False) -> dict[str, Any]:

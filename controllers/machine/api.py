@@ -75,12 +75,6 @@ def has_owner(obj: dict[str, Any], api_version: str, kinds: tuple[str, ...]) -> 
                for ref in meta(obj).get("ownerReferences") or [])
 
 
-def controller_of(obj: dict[str, Any]) -> dict[str, Any] | None:
-    """The owner reference with ``controller: true``, if any."""
-    for ref in meta(obj).get("ownerReferences") or []:
-        if ref.get("controller"):
-            return dict(ref)
-    return None
 
 
 def key(obj: dict[str, Any]) -> str:

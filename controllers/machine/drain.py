@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from controllers.machine import drain_rules, logs
-from controllers.machine.api import POD_DRAIN_LABEL, annotations, controller_of, key, meta
+from controllers.machine.api import POD_DRAIN_LABEL, annotations, key, meta
 from controllers.machine.errors import ReconcileError, aggregate, go_quote
 from harness.client import MERGE, ApiError, Client
 from harness.clock import parse_rfc3339, rfc3339
@@ -40,6 +40,7 @@ from harness.kube.names.capi import CLUSTER_API_VERSION as CAPI_API_VERSION
 from harness.kube.names.capi import DRAIN_NOT_COMPLETED_MESSAGE, MACHINE_DRAIN_RULE_KIND
 from harness.kube.names.core import CONDITION_UNKNOWN, NODE_READY, POD_FAILED, POD_SUCCEEDED
 from harness.kube.names.policy import PDB_VIOLATION_MESSAGE
+from harness.kube.ownerrefs import controller_of
 
 # drainRetryInterval: the machine controller drains again this long after an incomplete pass.
 DRAIN_RETRY_INTERVAL = 20.0

@@ -11,13 +11,13 @@ from controllers.machine.api import (
     NODE_OWNER_KIND_ANNOTATION,
     NODE_OWNER_NAME_ANNOTATION,
     annotations,
-    controller_of,
     meta,
 )
 from controllers.machine.errors import ReconcileError
 from harness.client import ApiError, Client
 from harness.kube.names.capi import CLUSTER_NAME_ANNOTATION
 from harness.kube.names.core import NODE_READY
+from harness.kube.ownerrefs import controller_of
 
 MORE_THAN_ONE_NODE_ERROR = "unexpectedly found more than one Node matching the providerID {provider_id}"
 NODE_CONDITION_MESSAGE = "Node condition {type} is {status}"

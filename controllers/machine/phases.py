@@ -23,7 +23,6 @@ from controllers.machine import logs
 from controllers.machine.api import (
     INVALID_CONFIGURATION_ERROR,
     MACHINE_POOL_NAME_LABEL,
-    controller_of,
     group_of,
     is_deleting,
     meta,
@@ -52,6 +51,7 @@ from harness.kube.names.capi import (
     NODE_HEALTHY,
 )
 from harness.kube.names.core import CONDITION_FALSE, CONDITION_UNKNOWN
+from harness.kube.ownerrefs import controller_of
 
 # externalReadyWait: how soon a missing bootstrap config or infrastructure machine is looked for again.
 EXTERNAL_READY_WAIT = 30.0

@@ -33,10 +33,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from controllers.cluster import conditions as ccond
-from controllers.cluster.api import ensure_owner_ref, is_controlled_by, owner_reference
+from controllers.cluster.api import ensure_owner_ref, owner_reference
 from controllers.cluster.patch import copy_json, write
 from controllers.machine import conditions as cond
-from controllers.machine.api import controller_of, is_deleting, labels, meta
+from controllers.machine.api import is_deleting, labels, meta
 from controllers.machine.errors import ReconcileError, go_quote
 from controllers.machineset import rollout
 from controllers.machineset.api import (
@@ -90,6 +90,7 @@ from harness.kube.names.capi import (
     PHASE_RUNNING,
 )
 from harness.kube.names.events import FAILED_CREATE, SUCCESSFUL_ADOPT, SUCCESSFUL_CREATE, SUCCESSFUL_DELETE
+from harness.kube.ownerrefs import controller_of, is_controlled_by
 
 EVENT_COMPONENT = "machinedeployment-controller"
 

@@ -28,10 +28,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from controllers.cluster import conditions as ccond
-from controllers.cluster.api import ensure_owner_ref, is_controlled_by, owner_reference
+from controllers.cluster.api import ensure_owner_ref, owner_reference
 from controllers.cluster.patch import copy_json, write
 from controllers.machine import conditions as cond
-from controllers.machine.api import controller_of, has_owner, is_deleting, labels, meta
+from controllers.machine.api import has_owner, is_deleting, labels, meta
 from controllers.machine.cluster_cache import ClusterCache
 from controllers.machine.errors import ReconcileError, aggregate, go_quote
 from controllers.machineset import delete_policy
@@ -89,6 +89,7 @@ from harness.kube.names.events import (
     SUCCESSFUL_CREATE,
     SUCCESSFUL_DELETE,
 )
+from harness.kube.ownerrefs import controller_of, is_controlled_by
 
 EVENT_COMPONENT = "machineset-controller"
 # Quickly reconcile until the Nodes become Ready (shouldRequeueForReplicaCountersRefresh).

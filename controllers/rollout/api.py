@@ -104,10 +104,6 @@ def owner_ref(obj: dict[str, Any], *, controller: bool = True) -> dict[str, Any]
             "uid": meta(obj)["uid"], "controller": controller, "blockOwnerDeletion": True}
 
 
-def controlled_by(obj: dict[str, Any], owner: dict[str, Any]) -> bool:
-    """Whether ``obj``'s controller ownerReference points at ``owner`` (by uid)."""
-    return any(r.get("controller") and r.get("uid") == meta(owner).get("uid")
-               for r in meta(obj).get("ownerReferences") or [])
 
 
 def lifecycle_hooks(obj: dict[str, Any]) -> list[dict[str, Any]]:

@@ -21,7 +21,6 @@ from controllers.rollout.api import (
     CONTROLLER_HASH_LABEL,
     CONTROLLER_REVISION,
     HOOK_STATE_ANNOTATION,
-    controlled_by,
     meta,
     owner_ref,
     spec,
@@ -30,6 +29,7 @@ from controllers.rollout.revisions import template_hash, templates_equal
 from harness.client import MERGE, ApiError, Client, find_in
 from harness.clock import parse_rfc3339
 from harness.kube.names.apps import APPS_V1
+from harness.kube.ownerrefs import is_controlled_by
 
 PATCH_DIRECTIVE = "$patch"
 REPLACE = "replace"
@@ -98,7 +98,7 @@ def sync_history(client: Client, owner: dict[str, Any], selector_labels: dict[st
     when it is not the newest; None when a hash collision needs another sync (collisionCount is raised)."""
     namespace = meta(owner).get("namespace")
     listed = client.list(APPS_V1, CONTROLLER_REVISION, namespace)["items"]
-    owned = sorted((cr for cr in listed if controlled_by(cr, owner)), key=revision_number)
+    owned = sorted((cr for cr in listed if is_controlled_by(cr, owner)), key=revision_number)
     template = spec(owner).get("template") or {}
     top = max((revision_number(cr) for cr in owned), default=0)
     equal = [cr for cr in owned if templates_equal(revision_template(cr), template)]
@@ -132,7 +132,7 @@ def sync_history(client: Client, owner: dict[str, Any], selector_labels: dict[st
         if err.code != 409:
             raise
         existing = find_in(client, APPS_V1, CONTROLLER_REVISION, body["metadata"]["name"], namespace)
-        if existing is not None and controlled_by(existing, owner) and templates_equal(
+        if existing is not None and is_controlled_by(existing, owner) and templates_equal(
                 revision_template(existing), template):
             return sync_history(client, owner, selector_labels)
         updated = {**owner, "status": {**(owner.get("status") or {}),

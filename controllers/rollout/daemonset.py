@@ -36,7 +36,6 @@ from controllers.rollout.api import (
     CONTROLLER_REVISION_HASH_LABEL,
     HOOK_OWNER_KIND_LABEL,
     ON_DELETE,
-    controlled_by,
     meta,
     namespaced_name,
     owner_ref,
@@ -75,6 +74,7 @@ from harness.kube.names.events import (
     SUCCESSFUL_CREATE,
     SUCCESSFUL_DELETE,
 )
+from harness.kube.ownerrefs import is_controlled_by
 
 COMPONENT = "daemonset-controller"
 POD_TEMPLATE_GENERATION_LABEL = "pod-template-generation"
@@ -205,7 +205,7 @@ class DaemonSetController(Controller):
     def _pods_by_node(self, ds: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
         by_node: dict[str, list[dict[str, Any]]] = {}
         for pod in self.client.list(V1, POD, meta(ds).get("namespace"))["items"]:
-            if controlled_by(pod, ds):
+            if is_controlled_by(pod, ds):
                 by_node.setdefault(node_of(pod), []).append(pod)
         return by_node
 

@@ -41,7 +41,6 @@ from controllers.rollout.api import (
     REVISION_ANNOTATION,
     REVISION_HISTORY_ANNOTATION,
     annotations,
-    controlled_by,
     lifecycle_hooks,
     meta,
     namespaced_name,
@@ -63,6 +62,7 @@ from harness.kube.conditions import find_condition
 from harness.kube.names.apps import APPS_V1, POD_TEMPLATE_HASH_LABEL, REPLICA_SET
 from harness.kube.names.batch import BATCH_V1, JOB
 from harness.kube.names.core import CONDITION_FALSE, CONDITION_TRUE, LAST_APPLIED_CONFIGURATION_ANNOTATION
+from harness.kube.ownerrefs import is_controlled_by
 
 COMPONENT = "deployment-controller"
 SCALING_REPLICA_SET = "ScalingReplicaSet"
@@ -144,7 +144,7 @@ class DeploymentController(Controller):
         if deployment is None:
             return None
         listed = self.client.list(APPS_V1, REPLICA_SET, request.namespace)["items"]
-        owned = sorted((rs for rs in listed if controlled_by(rs, deployment)), key=_creation)
+        owned = sorted((rs for rs in listed if is_controlled_by(rs, deployment)), key=_creation)
         selector = spec(deployment).get("selector") or {}
         if meta(deployment).get("deletionTimestamp") or not (selector.get("matchLabels")
                                                              or selector.get("matchExpressions")):
@@ -225,7 +225,7 @@ class DeploymentController(Controller):
             if err.code != 409:
                 raise
             existing = find_in(self.client, APPS_V1, REPLICA_SET, name, meta(deployment).get("namespace"))
-            if existing is not None and controlled_by(existing, deployment) and templates_equal(
+            if existing is not None and is_controlled_by(existing, deployment) and templates_equal(
                     template_without(spec(existing).get("template") or {}, POD_TEMPLATE_HASH_LABEL), template):
                 return existing, True
             # A hash collision: the next sync hashes with a higher collisionCount (as upstream does).

@@ -42,7 +42,6 @@ from controllers.rollout.api import (
     PARALLEL,
     POD_INDEX_LABEL,
     STATEFUL_SET_POD_NAME_LABEL,
-    controlled_by,
     meta,
     namespaced_name,
     owner_ref,
@@ -66,6 +65,7 @@ from harness.client import owner_mapper as _owner_mapper
 from harness.kube.names.apps import APPS_V1, STATEFUL_SET
 from harness.kube.names.batch import BATCH_V1, JOB
 from harness.kube.names.events import FAILED_CREATE, SUCCESSFUL_CREATE, SUCCESSFUL_DELETE
+from harness.kube.ownerrefs import is_controlled_by
 
 COMPONENT = "statefulset-controller"
 # recordPodEvent's wording.
@@ -135,7 +135,7 @@ class StatefulSetController(Controller):
         if history is None:
             return Result(requeue=True)
         name = meta(sts)["name"]
-        pods = [p for p in self.client.list(V1, POD, request.namespace)["items"] if controlled_by(p, sts)]
+        pods = [p for p in self.client.list(V1, POD, request.namespace)["items"] if is_controlled_by(p, sts)]
         by_ordinal = {o: p for p in pods if (o := ordinal_of(name, p)) is not None}
         update = history.update
         current = history.named(str(status(sts).get("currentRevision") or "")) or update
@@ -280,7 +280,7 @@ class StatefulSetController(Controller):
         """Recount the pods as they are now, write the status, prune history; what to requeue for."""
         name = meta(sts)["name"]
         pods = [p for p in self.client.list(V1, POD, meta(sts).get("namespace"))["items"]
-                if controlled_by(p, sts) and ordinal_of(name, p) is not None]
+                if is_controlled_by(p, sts) and ordinal_of(name, p) is not None]
         min_ready = int(spec(sts).get("minReadySeconds") or 0)
         now = self.now()
         update_name, current_name = meta(update)["name"], meta(current)["name"]

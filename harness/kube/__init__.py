@@ -1,8 +1,12 @@
 """The Kubernetes vocabulary every layer of the kit shares, the role apimachinery plays upstream.
 
-One module per concept; this package imports nothing else of the project (import-linter checks it).
+One module per concept: ``names`` (well-known names per API group), ``errors`` (``Status`` errors),
+``validation`` (names, labels, annotations, object metadata), ``selectors`` (label and field
+selectors), ``intstr`` (scaled int-or-percent values), ``duration`` (Go durations), ``quantity``
+(resource quantities), ``conditions`` and ``ownerrefs``. This package imports nothing else of the
+project (import-linter checks it).
 """
 
-from harness.kube import duration, errors, intstr, selectors, validation
+from harness.kube import conditions, duration, errors, intstr, names, ownerrefs, selectors, validation
 
-__all__ = ["duration", "errors", "intstr", "selectors", "validation"]
+__all__ = ["conditions", "duration", "errors", "intstr", "names", "ownerrefs", "selectors", "validation"]

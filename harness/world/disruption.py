@@ -49,6 +49,7 @@ from harness.kube.names.apiextensions import APIEXTENSIONS_V1, CRD_KIND
 from harness.kube.names.apps import APPS_V1
 from harness.kube.names.core import CONDITION_FALSE
 from harness.kube.names.policy import PDB_KIND, POLICY_V1
+from harness.kube.ownerrefs import controller_of
 from harness.kube.selectors import label_selector_from_dict
 
 # The controller's event source (upstream records as the controller manager).
@@ -93,12 +94,6 @@ def _meta(obj: dict[str, Any]) -> dict[str, Any]:
     return obj.get("metadata") or {}
 
 
-def _controller_of(obj: dict[str, Any]) -> dict[str, Any] | None:
-    """``metav1.GetControllerOf``: the ownerReference with ``controller: true``."""
-    for ref in _meta(obj).get("ownerReferences") or []:
-        if ref.get("controller"):
-            return ref
-    return None
 
 
 def _group_of(api_version: str) -> tuple[str, str]:
@@ -356,7 +351,7 @@ class DisruptionController(Controller):
         scales: dict[str, int] = {}
         unmanaged: list[str] = []
         for pod in pods:
-            ref = _controller_of(pod)
+            ref = controller_of(pod)
             name = _meta(pod).get("name", "")
             if ref is None:
                 unmanaged.append(name)
@@ -399,7 +394,7 @@ class DisruptionController(Controller):
         rs = self._owned_replica_set(ref, namespace)
         if rs is None:
             return None
-        owner = _controller_of(rs)
+        owner = controller_of(rs)
         if owner is None or not _verify_group_kind(owner, "Deployment", ("apps", "extensions")):
             return None
         deployment = self._owned(APPS_V1, "Deployment", owner, namespace)
@@ -409,7 +404,7 @@ class DisruptionController(Controller):
         rs = self._owned_replica_set(ref, namespace)
         if rs is None:
             return None
-        owner = _controller_of(rs)
+        owner = controller_of(rs)
         if owner is not None and owner.get("kind") == "Deployment":
             return None  # the Deployment finder speaks for it
         return _meta(rs)["uid"], _replicas(rs)

@@ -37,8 +37,9 @@ from harness.kube.names.knobs import (
     JOB_RESULT_ANNOTATION,
     RUN_SECONDS_ANNOTATION,
 )
+from harness.kube.ownerrefs import controller_of
 from harness.world.kubelet import pod_condition, pod_is_ready, pod_is_terminal
-from harness.world.replicaset import controller_ref, is_pod_active, pod_from_template
+from harness.world.replicaset import is_pod_active, pod_from_template
 
 COMPONENT = "job-controller"
 
@@ -153,7 +154,7 @@ class JobController(Controller):
     def _job_of(pod: dict[str, Any] | None) -> PodKey | None:
         if pod is None:
             return None
-        ref = controller_ref(pod)
+        ref = controller_of(pod)
         if ref is None or ref.get("kind") != JOB or not str(ref.get("apiVersion", "")).startswith("batch/"):
             return None
         return (pod["metadata"].get("namespace") or "", ref.get("name", ""))
@@ -183,7 +184,7 @@ class JobController(Controller):
             self._release_orphans(pods)
             return None
         uid = job["metadata"]["uid"]
-        mine = [p for p in pods if (controller_ref(p) or {}).get("uid") == uid]
+        mine = [p for p in pods if (controller_of(p) or {}).get("uid") == uid]
         self._release_orphans([p for p in pods if p not in mine])
         if job_finished(job):
             self._backoff.pop(uid, None)

@@ -30,6 +30,7 @@ from harness.kube.names.events import (
     SUCCESSFUL_CREATE,
     SUCCESSFUL_DELETE,
 )
+from harness.kube.ownerrefs import controller_of
 from harness.kube.selectors import LabelSelector, label_selector_from_dict
 from harness.world.kubelet import pod_condition, pod_is_terminal
 
@@ -41,12 +42,6 @@ POD_DELETION_COST_ANNOTATION = "controller.kubernetes.io/pod-deletion-cost"
 PodKey = tuple[str, str]
 
 
-def controller_ref(obj: dict[str, Any]) -> dict[str, Any] | None:
-    """The object's ownerReference with ``controller: true``, or None."""
-    for ref in (obj.get("metadata") or {}).get("ownerReferences") or []:
-        if ref.get("controller"):
-            return ref  # type: ignore[no-any-return]
-    return None
 
 
 def is_pod_active(pod: dict[str, Any]) -> bool:
@@ -139,7 +134,7 @@ class ReplicaSetController(Controller):
     def _index(self, key: PodKey, pod: dict[str, Any] | None, add: bool) -> None:
         if pod is None:
             return
-        ref = controller_ref(pod)
+        ref = controller_of(pod)
         bucket = self._owned.setdefault(ref["uid"], set()) if ref else self._orphans.setdefault(key[0], set())
         if add:
             bucket.add(key)
@@ -159,17 +154,17 @@ class ReplicaSetController(Controller):
             self._index(key, pod, add=True)
             labels = meta.get("labels") or {}
             facts = _PodFacts(is_pod_active(pod), pod_ready_since(pod), labels)
-            ref = controller_ref(pod)
+            ref = controller_of(pod)
             selector = self._selectors.get(ref["uid"]) if ref else None
             if selector is not None:
                 facts.matches = selector.matches(labels)
             self._facts[key] = facts
         requests = []
         for obj in (old, pod):
-            ref = controller_ref(obj) if obj is not None else None
+            ref = controller_of(obj) if obj is not None else None
             if ref is not None and ref.get("kind") == REPLICA_SET and ref.get("apiVersion", "").startswith("apps/"):
                 requests.append(Request(key[0], ref.get("name", "")))
-        if controller_ref(pod) is None and event != "DELETED":
+        if controller_of(pod) is None and event != "DELETED":
             labels = meta.get("labels") or {}
             for rs_key, rs in self._sets.items():
                 selector = self._selectors.get(rs["metadata"]["uid"])
