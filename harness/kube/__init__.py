@@ -7,6 +7,8 @@ selectors), ``intstr`` (scaled int-or-percent values), ``duration`` (Go duration
 project (import-linter checks it).
 """
 
-from harness.kube import conditions, duration, errors, intstr, names, ownerrefs, selectors, validation
+from harness.kube import conditions, duration, errors, intstr, names, ownerrefs, quantity, selectors, validation
 
-__all__ = ["conditions", "duration", "errors", "intstr", "names", "ownerrefs", "selectors", "validation"]
+__all__ = [
+    "conditions", "duration", "errors", "intstr", "names", "ownerrefs", "quantity", "selectors", "validation",
+]
