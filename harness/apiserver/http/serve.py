@@ -114,15 +114,19 @@ def run_server(
     timeout: float = STARTUP_TIMEOUT,
     log_level: str = "warning",
     tls: tuple[str, str] | None = None,
+    server_class: type[Server] = Server,
+    name: str = "uvicorn",
 ) -> tuple[Server, int]:
     """Serve ``app`` from a background thread; returns once it accepts connections, with the
     port it is bound to. ``sock``: an already bound socket (see :func:`bind`) to serve instead of
     binding ``host:port``, so the port can be known before serving starts. Stop it with
-    ``server.stop()``. Raises RuntimeError if it does not start within ``timeout`` seconds."""
+    ``server.stop()``. Raises RuntimeError if it does not start within ``timeout`` seconds.
+    ``server_class`` (a :class:`Server`) and ``name`` (the thread is ``<name>-<port>``) let other
+    servers of the kit, such as the reference Runtime Extension, start the same way."""
     sock = sock if sock is not None else bind(host, port)
     actual_port = sock.getsockname()[1]
     started = threading.Event()
-    server = Server(app, log_level=log_level, on_started=started.set, tls=tls)
+    server = server_class(app, log_level=log_level, on_started=started.set, tls=tls)
     server.port = actual_port
 
     def run() -> None:
@@ -132,11 +136,11 @@ def run_server(
             started.set()
             sock.close()
 
-    server.thread = threading.Thread(target=run, name=f"uvicorn-{actual_port}", daemon=True)
+    server.thread = threading.Thread(target=run, name=f"{name}-{actual_port}", daemon=True)
     server.thread.start()
     if not started.wait(timeout) or not server.started:
         server.stop(timeout)
-        raise RuntimeError(f"the API server did not start on {host}:{actual_port} within {timeout}s")
+        raise RuntimeError(f"the {name} server did not start on {host}:{actual_port} within {timeout}s")
     return server, actual_port
 
 

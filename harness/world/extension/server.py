@@ -19,14 +19,13 @@ from __future__ import annotations
 import base64
 import socket
 import tempfile
-import threading
 from pathlib import Path
 from types import TracebackType
 from typing import Any
 
 from controllers.runtime.api import API_VERSION, EXTENSION_CONFIG_KIND, FAILURE_POLICY_FAIL
 from harness.apiserver.http.certificates import KeyPair, issue_server_certificate, make_ca
-from harness.apiserver.http.serve import Server, bind
+from harness.apiserver.http.serve import Server, bind, run_server
 from harness.world.extension.app import create_app
 from harness.world.extension.responses import ConfigMapSync, HookResponder
 
@@ -73,26 +72,6 @@ class _Server(Server):
         await super().shutdown(sockets)
 
 
-def _serve_in_thread(app: Any, sock: socket.socket, tls: tuple[str, str], timeout: float) -> _Server:
-    started = threading.Event()
-    server = _Server(app, on_started=started.set, tls=tls)
-    server.port = sock.getsockname()[1]
-
-    def run() -> None:
-        try:
-            server.run(sockets=[sock])
-        finally:
-            started.set()
-            sock.close()
-
-    server.thread = threading.Thread(target=run, name=f"extension-{server.port}", daemon=True)
-    server.thread.start()
-    if not started.wait(timeout) or not server.started:
-        server.stop(timeout)
-        raise RuntimeError(f"the extension did not start on port {server.port} within {timeout} s")
-    return server
-
-
 class ExtensionServer:
     """The reference extension on ``host:port`` (0: a free port) over HTTPS, on a background thread."""
 
@@ -121,8 +100,10 @@ class ExtensionServer:
         (RuntimeError after ``timeout`` seconds)."""
         sock = bind(self.host, self.port or self._requested_port)
         self.port = sock.getsockname()[1]
-        self._server = _serve_in_thread(create_app(self.responder), sock,
-                                        (str(self.cert_dir / CERT_FILE), str(self.cert_dir / KEY_FILE)), timeout)
+        tls = (str(self.cert_dir / CERT_FILE), str(self.cert_dir / KEY_FILE))
+        server, _ = run_server(create_app(self.responder), self.host, sock=sock, timeout=timeout, tls=tls,
+                               server_class=_Server, name="extension")
+        self._server = server  # type: ignore[assignment]
         return self
 
     def interrupt(self, timeout: float = STOP_SECONDS) -> None:
