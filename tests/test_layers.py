@@ -10,7 +10,10 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 
 # Lower index = lower layer. A module may import its own layer or lower ones.
-LAYERS = ["harness.clock", "harness.apiserver", "harness.client", "controllers", "harness.world", "harness.targets"]
+LAYERS = [
+    "harness.kube", "harness.clock", "harness.apiserver", "harness.client", "controllers", "harness.world",
+    "harness.targets",
+]
 # Modules that talk to clusters as a controller would: only through harness.client.
 CLIENT_ONLY = ("controllers", "harness.world.")
 STORE_MODULES = ("harness.apiserver.store", "harness.apiserver.server")
