@@ -54,74 +54,79 @@ def shut_down_stream(response: httpx.Response) -> bool:
     return True
 
 
-class HttpWatch:
-    """A watch read on a background thread; events queue until drained. ``audit_id`` is the
-    stream's ``Audit-Id`` response header once the server has answered (None before, or if absent);
-    ``received`` counts the events read from the stream (not the ``ERROR`` a broken stream adds);
-    ``ended`` is True once the stream is over."""
+class WatchStream:
+    """A watch request read on a background thread; events ``(type, object)`` queue until drained.
 
-    def __init__(self, client: httpx.Client, url: str, params: dict[str, str]) -> None:
+    The one reader of a watch stream: it opens the request, records the ``Audit-Id`` header
+    (``audit_id``; None before the answer or if absent), hands the answer to :meth:`_read`, turns a
+    broken stream into the event :meth:`_broken` gives, and calls ``on_event`` after each event and
+    once the stream is over. Subclasses say how an answer is read."""
+
+    def __init__(self, client: httpx.Client, url: str, params: dict[str, str], *, thread_name: str,
+                 timeout: httpx.Timeout | None = None) -> None:
         self._client = client
         self._url = url
         self._params = params
+        self._timeout = timeout
         self._events: deque[tuple[str, dict[str, Any]]] = deque()
         self.on_event: Callable[[], None] | None = None
         self._stopped = threading.Event()
         self._done = False
         self._response: httpx.Response | None = None
         self.audit_id: str | None = None
-        self.received = 0
-        self._thread = threading.Thread(target=self._run, name=f"watch {url}", daemon=True)
+        self._thread = threading.Thread(target=self._run, name=thread_name, daemon=True)
+
+    def _start(self) -> None:
         self._thread.start()
 
     @property
     def closed(self) -> bool:
+        """Over, and every event drained."""
         return self._done and not self._events
 
     @property
     def ended(self) -> bool:
+        """The stream is over (events may still wait to be drained)."""
         return self._done
+
+    def _queue(self, event: tuple[str, dict[str, Any]]) -> None:
+        self._events.append(event)
+        if self.on_event is not None:
+            self.on_event()
+
+    def _read(self, response: httpx.Response) -> None:
+        """Read the whole answer, queueing its events."""
+        raise NotImplementedError
+
+    def _broken(self, err: Exception) -> tuple[str, dict[str, Any]]:
+        """The event that says the stream broke with ``err``."""
+        raise NotImplementedError
 
     def _run(self) -> None:
         try:
-            with self._client.stream("GET", self._url, params=self._params, timeout=None) as response:
+            with self._client.stream("GET", self._url, params=self._params, timeout=self._timeout) as response:
                 self._response = response
                 self.audit_id = response.headers.get(AUDIT_ID_HEADER)
                 if self._stopped.is_set():
                     return  # stopped while connecting: stop() found no response to shut down
-                if response.status_code >= 400:
-                    response.read()
-                    try:
-                        body = response.json()
-                    except ValueError:
-                        body = status(response.status_code, "", response.text[:500])
-                    self._events.append(("ERROR", body))
-                    return
-                for line in response.iter_lines():
-                    if self._stopped.is_set():
-                        break
-                    if not line.strip():
-                        continue
-                    event = json.loads(line)
-                    self._events.append((event["type"], event["object"]))
-                    self.received += 1
-                    if self.on_event is not None:
-                        self.on_event()
+                self._read(response)
         except (httpx.HTTPError, ValueError) as err:
             if not self._stopped.is_set():
-                self._events.append(("ERROR", status(503, "ServiceUnavailable", f"watch ended: {err}")))
+                self._events.append(self._broken(err))
         finally:
             self._done = True
             if self.on_event is not None:
                 self.on_event()
 
     def drain(self) -> list[tuple[str, dict[str, Any]]]:
+        """The events queued so far, oldest first; they are removed from the queue."""
         out = []
         while self._events:
             out.append(self._events.popleft())
         return out
 
     def stop(self) -> None:
+        """End the stream (the reader thread then finishes)."""
         self._stopped.set()
         response = self._response
         if response is None:
@@ -129,6 +134,37 @@ class HttpWatch:
         if not shut_down_stream(response):
             with contextlib.suppress(httpx.HTTPError):
                 response.close()
+
+
+class HttpWatch(WatchStream):
+    """A client's watch: one event per JSON line. ``received`` counts the events read from the stream
+    (not the ``ERROR`` a broken stream adds); an error answer is one ``ERROR`` event with its Status."""
+
+    def __init__(self, client: httpx.Client, url: str, params: dict[str, str]) -> None:
+        super().__init__(client, url, params, thread_name=f"watch {url}")
+        self.received = 0
+        self._start()
+
+    def _read(self, response: httpx.Response) -> None:
+        if response.status_code >= 400:
+            response.read()
+            try:
+                body = response.json()
+            except ValueError:
+                body = status(response.status_code, "", response.text[:500])
+            self._queue(("ERROR", body))
+            return
+        for line in response.iter_lines():
+            if self._stopped.is_set():
+                break
+            if not line.strip():
+                continue
+            event = json.loads(line)
+            self.received += 1
+            self._queue((event["type"], event["object"]))
+
+    def _broken(self, err: Exception) -> tuple[str, dict[str, Any]]:
+        return ("ERROR", status(503, "ServiceUnavailable", f"watch ended: {err}"))
 
 
 class HttpClient:

@@ -39,9 +39,8 @@ from starlette.types import Receive, Scope, Send
 
 from harness.apiserver.clusters import MANAGEMENT, cluster_path
 from harness.apiserver.http import bind, create_app, run_server, url
-from harness.client.http import HttpClient, shut_down_stream
+from harness.client.http import HttpClient, WatchStream
 from harness.kube.errors import StatusError, status
-from harness.kube.names.meta import AUDIT_ID_HEADER
 from harness.world.world import World
 
 ADMIN_PATH = "/harness/v1"
@@ -133,36 +132,21 @@ class WorldServer:
             raise RuntimeError(f"the server on {self.base_url} did not stop within {timeout} s")
 
 
-class RawWatch:
-    """A watch request read on a background thread that keeps what crossed the wire: the status
-    code, the headers and every line exactly as sent (with its newline; a last piece without one
-    too), so framing can be checked. Each line is also an event ``(type, object)``; a line that
-    is not a JSON event is the event ``("MALFORMED", {"line": text})``. An error answer (status
-    ≥ 400) keeps its ``body`` and is one ``ERROR`` event carrying it."""
+class RawWatch(WatchStream):
+    """A watch request that keeps what crossed the wire: the status code, the headers and every line
+    exactly as sent (with its newline; a last piece without one too), so framing can be checked. Each
+    line is also an event ``(type, object)``; a line that is not a JSON event is the event
+    ``("MALFORMED", {"line": text})``. An error answer (status ≥ 400) keeps its ``body`` and is one
+    ``ERROR`` event carrying it."""
 
     def __init__(self, http: httpx.Client, path: str, params: dict[str, str]) -> None:
+        super().__init__(http, path, params, thread_name=f"raw watch {path}",
+                         timeout=httpx.Timeout(REQUEST_TIMEOUT, read=None))
         self.status_code: int | None = None
         self.headers: httpx.Headers | None = None
-        self.audit_id: str | None = None
         self.lines: list[bytes] = []
         self.body = b""
-        self.on_event: Callable[[], None] | None = None
-        self._events: deque[tuple[str, dict[str, Any]]] = deque()
-        self._done = False
-        self._stopped = threading.Event()
-        self._response: httpx.Response | None = None
-        self._thread = threading.Thread(target=self._run, args=(http, path, params), name=f"raw watch {path}",
-                                        daemon=True)
-        self._thread.start()
-
-    @property
-    def closed(self) -> bool:
-        return self._done and not self._events
-
-    def _queue(self, event: tuple[str, dict[str, Any]]) -> None:
-        self._events.append(event)
-        if self.on_event is not None:
-            self.on_event()
+        self._start()
 
     def _line(self, line: bytes) -> None:
         self.lines.append(line)
@@ -172,44 +156,23 @@ class RawWatch:
         except (ValueError, KeyError, TypeError):
             self._queue((MALFORMED, {"line": line.decode(errors="replace")}))
 
-    def _run(self, http: httpx.Client, path: str, params: dict[str, str]) -> None:
-        try:
-            with http.stream("GET", path, params=params, timeout=httpx.Timeout(REQUEST_TIMEOUT, read=None)) as answer:
-                self._response = answer
-                self.status_code, self.headers = answer.status_code, answer.headers
-                self.audit_id = answer.headers.get(AUDIT_ID_HEADER)
-                if self._stopped.is_set():
-                    return  # stopped while connecting: stop() found no response to shut down
-                if answer.status_code >= 400:
-                    self.body = answer.read()
-                    self._queue(("ERROR", json.loads(self.body)))
-                    return
-                pending = b""
-                for chunk in answer.iter_raw():
-                    pending += chunk
-                    while b"\n" in pending:
-                        line, _, pending = pending.partition(b"\n")
-                        self._line(line + b"\n")
-                if pending:
-                    self._line(pending)
-        except (httpx.HTTPError, ValueError) as err:
-            if not self._stopped.is_set():
-                self._queue((MALFORMED, {"line": f"the stream broke: {err}"}))
-        finally:
-            self._done = True
-            if self.on_event is not None:
-                self.on_event()
+    def _read(self, response: httpx.Response) -> None:
+        self.status_code, self.headers = response.status_code, response.headers
+        if response.status_code >= 400:
+            self.body = response.read()
+            self._queue(("ERROR", json.loads(self.body)))
+            return
+        pending = b""
+        for chunk in response.iter_raw():
+            pending += chunk
+            while b"\n" in pending:
+                line, _, pending = pending.partition(b"\n")
+                self._line(line + b"\n")
+        if pending:
+            self._line(pending)
 
-    def drain(self) -> list[tuple[str, dict[str, Any]]]:
-        out = []
-        while self._events:
-            out.append(self._events.popleft())
-        return out
-
-    def stop(self) -> None:
-        self._stopped.set()
-        if self._response is not None:
-            shut_down_stream(self._response)
+    def _broken(self, err: Exception) -> tuple[str, dict[str, Any]]:
+        return (MALFORMED, {"line": f"the stream broke: {err}"})
 
 
 class _Stream(Protocol):
