@@ -38,7 +38,7 @@ from harness.kube.errors import FieldError
 from harness.kube.intstr import is_percent, percent_of
 from harness.kube.names.apps import APPS_GROUP, DAEMON_SET, STATEFUL_SET
 from harness.kube.names.meta import CREATE, UPDATE
-from harness.kube.validation import IS_NEGATIVE_MSG, is_dns1123_label
+from harness.kube.validation import INT_OR_PERCENT_MSG, IS_NEGATIVE_MSG, NOT_MORE_THAN_100_PERCENT_MSG, is_dns1123_label
 
 HOOKS_PATH = f"spec.{LIFECYCLE_HOOKS}"
 JOB_RESTART_POLICIES = ("OnFailure", "Never")
@@ -48,8 +48,6 @@ POINT_FORM = 'must be an integer or a percentage ("50%")'
 NOT_A_LIST = "must be a list of lifecycle hooks"
 NOT_AN_OBJECT = "must be an object"
 MAX_UNAVAILABLE_ZERO = "may not be 0 when `maxSurge` is 0"
-NOT_MORE_THAN_100 = "must not be greater than 100%"
-INT_OR_PERCENT = "must be an integer or percentage (e.g '5%%')"
 
 
 def default_hooks(obj: dict[str, Any]) -> None:
@@ -159,11 +157,11 @@ def validate_hooks(obj: dict[str, Any], *, check_range: bool = True) -> list[Fie
 
 def _int_or_percent(value: Any, path: str) -> list[FieldError]:
     if isinstance(value, bool) or not isinstance(value, (int, str)):
-        return [api_errors.invalid(path, value, INT_OR_PERCENT)]
+        return [api_errors.invalid(path, value, INT_OR_PERCENT_MSG)]
     if isinstance(value, int):
         return [api_errors.invalid(path, value, IS_NEGATIVE_MSG)] if value < 0 else []
     if not is_percent(value):
-        return [api_errors.invalid(path, value, INT_OR_PERCENT)]
+        return [api_errors.invalid(path, value, INT_OR_PERCENT_MSG)]
     return []
 
 
@@ -183,7 +181,7 @@ def validate_deployment_strategy(obj: dict[str, Any]) -> list[FieldError]:
     if errs:
         return errs
     if isinstance(unavailable, str) and percent_of(unavailable) > 100:
-        errs.append(api_errors.invalid(f"{path}.maxUnavailable", unavailable, NOT_MORE_THAN_100))
+        errs.append(api_errors.invalid(f"{path}.maxUnavailable", unavailable, NOT_MORE_THAN_100_PERCENT_MSG))
 
     def zero(value: Any) -> bool:
         return value == 0 or (isinstance(value, str) and percent_of(value) == 0)

@@ -13,8 +13,10 @@ from typing import Any
 from harness.kube.errors import FieldError, duplicate, forbidden, invalid, not_supported, required, too_long
 from harness.kube.validation import (
     FIELD_IMMUTABLE_MSG,
+    INT_OR_PERCENT_MSG,
     IS_NEGATIVE_MSG,
     MAX_INT32,
+    NOT_MORE_THAN_100_PERCENT_MSG,
     _as_dict,
     _as_list,
     _blen,
@@ -38,10 +40,6 @@ CSI_DRIVER_NAME_MAX_LENGTH = 63
 MAX_ATTACHED_VOLUME_METADATA_SIZE = 256 * (1 << 10)
 MAX_VOLUME_ERROR_MESSAGE_SIZE = 1024
 PDB_BOTH_SET_MSG = "minAvailable and maxUnavailable cannot be both set"
-NOT_MORE_THAN_100_PERCENT_MSG = "must not be greater than 100%"
-# Upstream's unreachable fallback for an IntOrString of unknown type; the doubled '%' is upstream's
-# (the string is never passed through Sprintf).
-INT_OR_PERCENT_MSG = "must be an integer or percentage (e.g '5%%')"
 VA_SOURCE_MSG = "must specify exactly one of inlineVolumeSpec and persistentVolumeName"
 VA_EMPTY_PV_NAME_MSG = "must specify non empty persistentVolumeName"
 POD_UPDATABLE_FIELDS = (

@@ -95,6 +95,11 @@ PATH_SEGMENT_MAY_NOT_BE_MSG = "may not be '{name}'"
 PATH_SEGMENT_MAY_NOT_CONTAIN_MSG = "may not contain '{part}'"
 
 IS_NEGATIVE_MSG = "must be greater than or equal to 0"
+# IntOrString rules (ValidatePositiveIntOrPercent, IsNotMoreThan100Percent) shared by PDBs and workloads.
+NOT_MORE_THAN_100_PERCENT_MSG = "must not be greater than 100%"
+# Upstream's unreachable fallback for an IntOrString of unknown type; the doubled '%' is upstream's
+# (the string is never passed through Sprintf).
+INT_OR_PERCENT_MSG = "must be an integer or percentage (e.g '5%%')"
 FIELD_IMMUTABLE_MSG = "field is immutable"
 NAME_REQUIRED_MSG = "name or generateName is required"
 NAMESPACE_NOT_ALLOWED_MSG = "not allowed on this type"
@@ -616,6 +621,8 @@ def validate_label_selector(selector: Any, field_path: str) -> list[FieldError]:
 
 
 __all__ = [
+    "INT_OR_PERCENT_MSG",
+    "NOT_MORE_THAN_100_PERCENT_MSG",
     "NAME_RULES",
     "is_dns1035_label",
     "is_dns1123_label",
