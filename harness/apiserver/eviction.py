@@ -31,18 +31,16 @@ from __future__ import annotations
 from typing import Any
 
 from harness.apiserver import builtins
+from harness.apiserver.pdb import ALWAYS_ALLOW, is_pod_ready, pdb_selects, update_disruption_allowed_condition
 from harness.apiserver.server import APIServer
 from harness.apiserver.store import clone
-from harness.kube import errors, selectors
-from harness.kube.conditions import find_condition, set_status_condition
+from harness.kube import errors
 from harness.kube.names.core import (
-    CONDITION_FALSE,
     CONDITION_TRUE,
     DISRUPTION_TARGET,
     EVICTION_BY_EVICTION_API,
     POD_FAILED,
     POD_PENDING,
-    POD_READY,
     POD_SUCCEEDED,
 )
 from harness.kube.names.policy import PDB_VIOLATION_MESSAGE, POLICY_GROUP, POLICY_V1
@@ -88,83 +86,6 @@ LOOPBACK_USER = "system:apiserver"
 # -- Pod facts -----------------------------------------------------------------------------------------
 
 EVICTION_API_MESSAGE = "Eviction API: evicting"
-
-# -- PodDisruptionBudget facts (policy/v1 types.go, component-helpers) -----------------------------
-
-ALWAYS_ALLOW = "AlwaysAllow"
-IF_HEALTHY_BUDGET = "IfHealthyBudget"
-DISRUPTION_ALLOWED = "DisruptionAllowed"
-SUFFICIENT_PODS = "SufficientPods"
-INSUFFICIENT_PODS = "InsufficientPods"
-SYNC_FAILED = "SyncFailed"
-
-
-# -- conditions ---------------------------------------------------------------------------------------
-
-
-def update_disruption_allowed_condition(status: dict[str, Any], now: str) -> None:
-    """``pdbhelper.UpdateDisruptionAllowedCondition``: ``DisruptionAllowed`` True/SufficientPods when
-    ``disruptionsAllowed > 0``, else False/InsufficientPods, with the status's observedGeneration."""
-    conditions = status.setdefault("conditions", [])
-    allowed = int(status.get("disruptionsAllowed") or 0) > 0
-    set_status_condition(conditions, {
-        "type": DISRUPTION_ALLOWED,
-        "status": CONDITION_TRUE if allowed else CONDITION_FALSE,
-        "reason": SUFFICIENT_PODS if allowed else INSUFFICIENT_PODS,
-        "observedGeneration": int(status.get("observedGeneration") or 0),
-    }, now)
-
-
-def conditions_are_up_to_date(pdb: dict[str, Any]) -> bool:
-    """``pdbhelper.ConditionsAreUpToDate``: the DisruptionAllowed condition exists, the status has
-    observed the current generation, and status/reason agree with ``disruptionsAllowed``."""
-    status = pdb.get("status") or {}
-    condition = find_condition(status.get("conditions"), DISRUPTION_ALLOWED)
-    if condition is None:
-        return False
-    if int(status.get("observedGeneration") or 0) != int((pdb.get("metadata") or {}).get("generation") or 0):
-        return False
-    if int(status.get("disruptionsAllowed") or 0) > 0:
-        return condition.get("status") == CONDITION_TRUE and condition.get("reason") == SUFFICIENT_PODS
-    return condition.get("status") == CONDITION_FALSE and condition.get("reason") == INSUFFICIENT_PODS
-
-
-def is_pod_ready(pod: dict[str, Any]) -> bool:
-    """``podutil.IsPodReady``: the pod's Ready condition is True."""
-    condition = find_condition((pod.get("status") or {}).get("conditions"), POD_READY)
-    return condition is not None and condition.get("status") == CONDITION_TRUE
-
-
-def pdb_selects(pdb: dict[str, Any], labels: dict[str, str] | None) -> bool:
-    """Whether a PDB's selector matches pod labels (policy/v1: nil selects nothing, ``{}`` everything,
-    an unparseable selector nothing)."""
-    selector = _pdb_selector(pdb)
-    return selector is not None and selector.matches(labels or {})
-
-
-# Parsed PDB selectors by (uid, generation): a PDB's selector only changes with its spec.
-_SELECTORS: dict[tuple[str, int], selectors.LabelSelector | None] = {}
-_SELECTOR_CACHE_SIZE = 10_000
-
-
-def _pdb_selector(pdb: dict[str, Any]) -> selectors.LabelSelector | None:
-    meta = pdb.get("metadata") or {}
-    key = (meta.get("uid"), meta.get("generation"))
-    if key[0] and key[1] is not None and key in _SELECTORS:
-        return _SELECTORS[key]
-    raw = (pdb.get("spec") or {}).get("selector")
-    selector = None
-    if isinstance(raw, dict):
-        try:
-            selector = selectors.label_selector_from_dict(raw)
-        except (ValueError, errors.StatusError, AttributeError, TypeError):
-            selector = None  # an unparseable selector selects nothing
-    if key[0] and key[1] is not None:
-        if len(_SELECTORS) >= _SELECTOR_CACHE_SIZE:
-            _SELECTORS.clear()
-        _SELECTORS[key] = selector  # type: ignore[index]
-    return selector
-
 
 # -- the request --------------------------------------------------------------------------------------
 

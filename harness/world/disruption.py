@@ -33,7 +33,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from harness.apiserver.eviction import (
+from harness.apiserver.pdb import (
     DISRUPTION_ALLOWED,
     SYNC_FAILED,
     conditions_are_up_to_date,
