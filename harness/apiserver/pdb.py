@@ -10,6 +10,7 @@ from typing import Any
 
 from harness.kube import errors, selectors
 from harness.kube.conditions import find_condition, set_status_condition
+from harness.kube.intstr import is_int, scaled_value
 from harness.kube.names.core import CONDITION_FALSE, CONDITION_TRUE, POD_READY
 
 # -- PodDisruptionBudget facts (policy/v1 types.go, component-helpers) -----------------------------
@@ -87,3 +88,29 @@ def _pdb_selector(pdb: dict[str, Any]) -> selectors.LabelSelector | None:
             _SELECTORS.clear()
         _SELECTORS[key] = selector  # type: ignore[index]
     return selector
+
+
+# -- status arithmetic (the disruption controller's getExpectedPodCount and updatePdbStatus) ----------
+
+
+def desired_healthy(spec: dict[str, Any], expected_pods: int) -> int:
+    """``desiredHealthy`` for ``expected_pods``: ``max(0, expected - maxUnavailable)`` or
+    ``minAvailable``, percentages rounded up (``GetScaledValueFromIntOrPercent(..., true)``).
+    Raises :class:`~harness.kube.intstr.IntOrStringError` for a value that is neither."""
+    if spec.get("maxUnavailable") is not None:
+        return max(0, expected_pods - scaled_value(spec["maxUnavailable"], expected_pods, round_up=True))
+    if spec.get("minAvailable") is not None:
+        return scaled_value(spec["minAvailable"], expected_pods, round_up=True)
+    return 0
+
+
+def counts_pods_directly(spec: dict[str, Any]) -> bool:
+    """Whether the expected pods are the selected pods themselves (an integer ``minAvailable``) rather
+    than the summed scale of their controllers."""
+    return spec.get("maxUnavailable") is None and is_int(spec.get("minAvailable"))
+
+
+def disruptions_allowed(current_healthy: int, desired_healthy: int, expected_pods: int) -> int:
+    """``disruptionsAllowed``: the healthy pods beyond the desired ones, 0 when none are expected."""
+    allowed = current_healthy - desired_healthy
+    return 0 if expected_pods <= 0 or allowed <= 0 else allowed

@@ -37,6 +37,9 @@ from harness.apiserver.pdb import (
     DISRUPTION_ALLOWED,
     SYNC_FAILED,
     conditions_are_up_to_date,
+    counts_pods_directly,
+    desired_healthy,
+    disruptions_allowed,
     is_pod_ready,
     pdb_selects,
     update_disruption_allowed_condition,
@@ -44,7 +47,7 @@ from harness.apiserver.pdb import (
 from harness.client import NORMAL, WARNING, ApiError, Client, Controller, EventRecorder, Request, Result, find_in
 from harness.clock import parse_rfc3339, rfc3339
 from harness.kube.conditions import set_status_condition
-from harness.kube.intstr import IntOrStringError, scaled_value
+from harness.kube.intstr import IntOrStringError
 from harness.kube.names.apiextensions import APIEXTENSIONS_V1, CRD_KIND
 from harness.kube.names.apps import APPS_V1
 from harness.kube.names.core import CONDITION_FALSE
@@ -117,14 +120,6 @@ def _replicas(obj: dict[str, Any]) -> int:
     # spec.replicas is defaulted to 1 by every workload's defaulting.
     value = (obj.get("spec") or {}).get("replicas")
     return 1 if value is None else int(value)
-
-
-def _scaled_up(value: Any, total: int) -> int:
-    """``GetScaledValueFromIntOrPercent(value, total, roundUp=true)``; upstream's error text as a :class:`SyncError`."""
-    try:
-        return scaled_value(value, total, round_up=True)
-    except IntOrStringError as err:
-        raise SyncError(str(err)) from None
 
 
 def go_label_selector(selector: dict[str, Any] | None) -> str:
@@ -332,18 +327,16 @@ class DisruptionController(Controller):
     def _expected_pod_count(self, pdb: dict[str, Any], pods: list[dict[str, Any]]) -> tuple[int, int, list[str]]:
         """``getExpectedPodCount``: (expectedPods, desiredHealthy, unmanaged pod names)."""
         spec = pdb.get("spec") or {}
-        expected, desired, unmanaged = 0, 0, []
-        if spec.get("maxUnavailable") is not None:
+        if spec.get("maxUnavailable") is None and spec.get("minAvailable") is None:
+            return 0, 0, []
+        if counts_pods_directly(spec):
+            expected, unmanaged = len(pods), []
+        else:
             expected, unmanaged = self._expected_scale(pods)
-            desired = max(0, expected - _scaled_up(spec["maxUnavailable"], expected))
-        elif spec.get("minAvailable") is not None:
-            min_available = spec["minAvailable"]
-            if isinstance(min_available, int) and not isinstance(min_available, bool):
-                expected, desired = len(pods), min_available
-            else:
-                expected, unmanaged = self._expected_scale(pods)
-                desired = _scaled_up(min_available, expected)
-        return expected, desired, unmanaged
+        try:
+            return expected, desired_healthy(spec, expected), unmanaged
+        except IntOrStringError as err:
+            raise SyncError(str(err)) from None
 
     def _expected_scale(self, pods: list[dict[str, Any]]) -> tuple[int, list[str]]:
         """``getExpectedScale``: the summed replicas of the pods' distinct controllers, and the
@@ -477,9 +470,7 @@ class DisruptionController(Controller):
         self, pdb: dict[str, Any], healthy: int, desired: int, expected: int, disrupted: dict[str, str], now: float
     ) -> None:
         """``updatePdbStatus``: write the computed status unless nothing (conditions included) changes."""
-        allowed = healthy - desired
-        if expected <= 0 or allowed <= 0:
-            allowed = 0
+        allowed = disruptions_allowed(healthy, desired, expected)
         status = pdb.get("status") or {}
         generation = int(_meta(pdb).get("generation") or 0)
         if (
