@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from harness.apiserver.errors import FieldError, invalid
 from harness.client import InProcessClient
 from harness.world.replicaset import ReplicaSetController
 from harness.world.world import World
@@ -148,9 +149,14 @@ def test_deleting_replica_set_creates_nothing() -> None:
 
 def test_failed_creation_sets_replica_failure() -> None:
     world, client = make_world(simulators=("replicaset",))
-    client.create({"apiVersion": "apps/v1", "kind": "ReplicaSet", "metadata": {"name": "web", "namespace": NS},
-                   "spec": {"replicas": 1, "selector": {"matchLabels": {"app": "web"}},
-                            "template": {"metadata": {"labels": {"app": "web"}}, "spec": {"containers": []}}}})
+
+    def refuse_pods(operation: str, rt: Any, new: Any, old: Any) -> list[FieldError]:
+        # A ReplicaSet whose template the apiserver accepts, but whose Pods an admission plugin
+        # (a validating webhook, say) refuses.
+        return [invalid("spec", "x", "denied by policy")] if operation == "CREATE" else []
+
+    world.management.add_admission("", "Pod", refuse_pods)
+    make_rs(client, 1)
     world.settle()
     (condition,) = rs_status(client)["conditions"]
     assert (condition["type"], condition["status"], condition["reason"]) == ("ReplicaFailure", "True", "FailedCreate")

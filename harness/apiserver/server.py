@@ -16,7 +16,7 @@ import uuid
 from collections.abc import Callable
 from typing import Any
 
-from harness.apiserver import builtins, crd, defaults, errors, patch, selectors, validation
+from harness.apiserver import builtins, crd, decoding, defaults, errors, patch, selectors, validation
 from harness.apiserver.audit import AuditLog
 from harness.apiserver.resources import Registry, ResourceType
 from harness.apiserver.store import Store, clone
@@ -181,9 +181,12 @@ class APIServer:
                   "field": "metadata.namespace"}],
             )
 
-    def _check_body(self, rt: ResourceType, body: Any, namespace: str | None) -> dict[str, Any]:
+    def _check_body(
+        self, rt: ResourceType, body: Any, namespace: str | None, *, origin: str = decoding.BODY
+    ) -> dict[str, Any]:
         if not isinstance(body, dict):
             raise errors.bad_request("the body of the request was not a JSON object")
+        decoding.check_type_meta(rt.kind, body)
         if "apiVersion" in body and body["apiVersion"] != rt.api_version:
             # Built-ins of another served version of the same group convert; for us the versions are
             # the same shape, so accept any version of the group.
@@ -197,6 +200,7 @@ class APIServer:
             raise errors.bad_request(
                 f"the kind in the data ({body['kind']}) does not match the expected kind ({rt.kind})"
             )
+        body = decoding.decode(rt, body, origin)
         meta = body.get("metadata")
         if meta is None:
             meta = {}
@@ -235,6 +239,8 @@ class APIServer:
             if old is not None:
                 return validation.validate_volume_attachment_update(obj, old)
             return validation.validate_volume_attachment(obj)
+        if rt.kind in validation.WORKLOAD_KINDS and not rt.custom:
+            return validation.validate_workload_spec(rt.kind, obj.get("spec"))
         if key == ("v1", "Pod"):
             if old is not None:
                 return validation.validate_pod_update(obj, old)
@@ -582,7 +588,7 @@ class APIServer:
             result = patch.strategic_merge_patch(current, body, rt.kind)
         if not isinstance(result, dict):
             raise errors.bad_request("the patch did not result in an object")
-        result = self._check_body(rt, result, namespace)
+        result = self._check_body(rt, result, namespace, origin=decoding.PATCH)
         if _meta(result).get("name") != name:
             raise errors.bad_request(
                 f"the name of the object ({_meta(result).get('name')}) does not match the name on the URL ({name})"

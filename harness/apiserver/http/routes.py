@@ -15,7 +15,7 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import Response
 
-from harness.apiserver import errors, eviction, patch
+from harness.apiserver import decoding, errors, eviction, patch
 from harness.apiserver.http import bodies, discovery, faults, options
 from harness.apiserver.http.negotiation import parse_accept
 from harness.apiserver.http.protocol import ServedWorld
@@ -26,7 +26,13 @@ from harness.apiserver.http.requestinfo import (
     RESOURCE_LIST,
     RequestInfo,
 )
-from harness.apiserver.http.responses import json_response, method_not_allowed, path_not_found
+from harness.apiserver.http.responses import (
+    WARNING_HEADER,
+    json_response,
+    method_not_allowed,
+    path_not_found,
+    warning_value,
+)
 from harness.apiserver.http.tables import TableWriter, include_object, table_version
 from harness.apiserver.http.watchstream import (
     AUDIT_ID_HEADER,
@@ -179,12 +185,13 @@ async def _resource(call: Call, info: RequestInfo) -> Response:
         return _read(call, rt, namespace, info, await _inject(call, info, b""))
     raw = await bodies.read_body(request)
     await _inject(call, info, raw)
-    if method == "POST":
-        return _post(call, rt, namespace, info, raw)
-    if method == "PUT":
-        return _put(call, rt, namespace, info, raw)
-    if method == "PATCH":
-        return _patch(call, rt, namespace, info, raw)
+    if method in _WRITE_OPTIONS:
+        directive = options.field_validation(request.query_params, _WRITE_OPTIONS[method])
+        with decoding.request_scope(directive, raw) as scope:
+            response = _WRITES[method](call, rt, namespace, info, raw)
+        for text in scope.warnings:
+            response.headers.append(WARNING_HEADER, warning_value(text))
+        return response
     if method == "DELETE":
         return _delete(call, rt, namespace, info, raw)
     raise method_not_allowed()
@@ -376,6 +383,11 @@ def _patch(call: Call, rt: ResourceType, namespace: str | None, info: RequestInf
         user=call.user,
     )
     return json_response(result, code)
+
+
+# The options kind each write verb validates its query against (fieldValidation, dryRun).
+_WRITE_OPTIONS = {"POST": "CreateOptions", "PUT": "UpdateOptions", "PATCH": "PatchOptions"}
+_WRITES = {"POST": _post, "PUT": _put, "PATCH": _patch}
 
 
 def _delete(call: Call, rt: ResourceType, namespace: str | None, info: RequestInfo, raw: bytes) -> Response:
