@@ -33,6 +33,8 @@ PROPAGATION_POLICIES = (BACKGROUND, FOREGROUND, ORPHAN)
 KEEP_STATUS_ON_CREATE = {("v1", "Node")}
 DEFAULT_NAMESPACES = ("default", "kube-system", "kube-public", "kube-node-lease")
 GENERATE_NAME_RETRIES = 7  # 1.32 retries generateName collisions (RetryGenerateName is GA)
+# Subresources that write only status: a CSR's approval changes its status conditions.
+STATUS_LIKE_SUBRESOURCES = ("status", "approval")
 
 # An admission plugin sees (operation, resource, new object, old object) and returns field errors
 # (422) or raises a StatusError. Operations: CREATE, UPDATE, DELETE.
@@ -479,7 +481,7 @@ class APIServer:
         verb: str,
     ) -> dict[str, Any]:
         meta_old = old["metadata"]
-        if subresource == "status":
+        if subresource in STATUS_LIKE_SUBRESOURCES:
             merged = clone(old)
             if "status" in new:
                 merged["status"] = new["status"]
@@ -506,7 +508,7 @@ class APIServer:
                 meta.pop(field, None)
         if rt.has_generation:
             generation = meta_old.get("generation", 1)
-            if subresource != "status" and self._generation_changes(rt, old, new):
+            if subresource not in STATUS_LIKE_SUBRESOURCES and self._generation_changes(rt, old, new):
                 generation += 1
             meta["generation"] = generation
         else:

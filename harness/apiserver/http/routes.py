@@ -15,7 +15,7 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import Response
 
-from harness.apiserver import decoding, errors, eviction, patch
+from harness.apiserver import builtins, decoding, errors, eviction, patch
 from harness.apiserver.http import bodies, discovery, faults, options
 from harness.apiserver.http.negotiation import parse_accept
 from harness.apiserver.http.protocol import ServedWorld
@@ -58,6 +58,7 @@ _SUBRESOURCE_METHODS = {
     "eviction": ("POST",),
     "binding": ("POST",),
     "finalize": ("PUT",),
+    "approval": ("GET", "PUT", "PATCH"),
 }
 _SCALE_PATCH_TYPES = [
     patch.JSON_PATCH_CONTENT_TYPE, patch.MERGE_CONTENT_TYPE, patch.SMP_CONTENT_TYPE, patch.APPLY_YAML_CONTENT_TYPE,
@@ -323,6 +324,12 @@ def _post(call: Call, rt: ResourceType, namespace: str | None, info: RequestInfo
         raise method_not_allowed()
     _require_verb(rt, "create")
     body = _object_body(call, raw)
+    if rt == builtins.BINDING:
+        # POST .../bindings is the older spelling of pods/<name>/binding; the Binding names the Pod.
+        name = ((body.get("metadata") or {}).get("name") if isinstance(body, dict) else None) or ""
+        result = server.bind_pod(namespace, str(name), body, user=call.user,
+                                 dry_run=options.dry_run(query, "CreateOptions"))
+        return json_response(result, int(result.get("code") or 201))
     created = server.create(rt, namespace, body, dry_run=options.dry_run(query, "CreateOptions"), user=call.user)
     return json_response(created, 201)
 
