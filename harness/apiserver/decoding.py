@@ -146,17 +146,137 @@ def go_type(node: dict[str, Any]) -> str:
 # -- built-in kinds --------------------------------------------------------------------------------
 
 
-@dataclass
+# Compiled schema nodes: what a decode needs of a schema node, worked out once per node (the
+# definitions are fixed), so decoding an object costs a walk over its values only.
+_STRUCT, _STRING, _INTEGER, _NUMBER, _BOOLEAN, _ARRAY, _MAP, _ANY = range(8)
+_INT_OR_STRING, _QUANTITY, _TIME = range(8, 11)
+_SPECIAL = {schemas.INT_OR_STRING: _INT_OR_STRING, schemas.QUANTITY: _QUANTITY, schemas.TIME: _TIME,
+            schemas.MICRO_TIME: _TIME}
+
+
+class _Node:
+    """One schema node, compiled: its shape, its Go type's name, and its children."""
+
+    __slots__ = ("shape", "go", "struct", "required", "zero_struct", "_source", "_properties", "_item")
+
+    def __init__(self, shape: int, go: str, source: dict[str, Any] | None = None, struct: str = "") -> None:
+        self.shape = shape
+        self.go = go
+        self.struct = struct  # the Go struct name, for a struct
+        self._source = source
+        self._properties: dict[str, _Node] | None = None
+        self._item: _Node | None = None
+        self.required: frozenset[str] = frozenset((source or {}).get("required") or ()) if shape == _STRUCT \
+            else frozenset()
+        self.zero_struct = False  # set on a property: null becomes {} (a required struct field)
+
+    @property
+    def properties(self) -> dict[str, _Node]:
+        if self._properties is None:
+            props = (self._source or {}).get("properties") or {}
+            compiled = {}
+            for key, sub in props.items():
+                node = _compile(sub)
+                if key in self.required and node.shape == _STRUCT:
+                    node = _with_zero_struct(node)
+                compiled[key] = node
+            self._properties = compiled
+        return self._properties
+
+    @property
+    def item(self) -> _Node:
+        if self._item is None:
+            source = self._source or {}
+            sub = source.get("items") if self.shape == _ARRAY else source.get("additionalProperties")
+            self._item = _compile(sub if isinstance(sub, dict) else {})
+        return self._item
+
+
+def _with_zero_struct(node: _Node) -> _Node:
+    copy = _Node(node.shape, node.go, node._source, node.struct)
+    copy.zero_struct = True
+    return copy
+
+
+_COMPILED: dict[int, _Node] = {}
+_DEFINITIONS: dict[str, _Node] = {}
+
+
+def _definition(name: str) -> _Node:
+    node = _DEFINITIONS.get(name)
+    if node is None:
+        source = schemas.definitions().get(name)
+        if name in _SPECIAL:
+            node = _Node(_SPECIAL[name], "int32" if name == schemas.INT_OR_STRING else "string")
+        elif source is not None and isinstance(source.get("properties"), dict):
+            node = _Node(_STRUCT, schemas.go_type_name(name), source, schemas.struct_name(name))
+        elif source is not None:
+            node = _compile(source)
+        else:
+            node = _Node(_ANY, "interface {}")
+        _DEFINITIONS[name] = node
+    return node
+
+
+def _compile(source: dict[str, Any]) -> _Node:
+    node = _COMPILED.get(id(source))
+    if node is not None:
+        return node
+    ref = schemas.ref_name(source)
+    if ref is not None:
+        node = _definition(ref)
+    else:
+        types = _types(source)
+        kind = types[0] if len(types) == 1 else ""
+        go = go_type(source)
+        if kind == "string":
+            node = _Node(_STRING, go)
+        elif kind == "integer":
+            node = _Node(_INTEGER, go)
+        elif kind == "number":
+            node = _Node(_NUMBER, go)
+        elif kind == "boolean":
+            node = _Node(_BOOLEAN, go)
+        elif kind == "array":
+            node = _Node(_ARRAY, go, source)
+        elif kind == "object" and isinstance(source.get("additionalProperties"), dict):
+            node = _Node(_MAP, go, source)
+        else:
+            node = _Node(_ANY, go)
+    # The definitions live as long as the process, so their ids stay valid keys.
+    _COMPILED[id(source)] = node
+    return node
+
+
 class _Walk:
-    unknown: list[str] = field(default_factory=list)
+    """One decode: the unknown fields found, and where the walk is (JSON path segments, and
+    whether each is a struct field, which is what the Go error's field path is made of)."""
 
+    __slots__ = ("unknown", "path", "prefix")
 
-def _type_error(value: str, struct: str, stack: list[str], go: str) -> DecodeError:
-    if struct or stack:
-        return DecodeError(
-            f"json: cannot unmarshal {value} into Go struct field {struct}.{'.'.join(stack)} of type {go}"
-        )
-    return DecodeError(f"json: cannot unmarshal {value} into Go value of type {go}")
+    def __init__(self, prefix: str = "") -> None:
+        self.unknown: list[str] = []
+        self.path: list[tuple[str | int, bool]] = []
+        self.prefix = prefix
+
+    def here(self, key: str | None = None) -> str:
+        text = self.prefix
+        for segment, _ in self.path:
+            if isinstance(segment, int):
+                text += f"[{segment}]"
+            else:
+                text = f"{text}.{segment}" if text else segment
+        if key is not None:
+            text = f"{text}.{key}" if text else key
+        return text
+
+    def type_error(self, value: str, struct: str, go: str) -> DecodeError:
+        fields = [str(segment) for segment, is_field in self.path if is_field]
+        if struct or fields:
+            return DecodeError(
+                f"json: cannot unmarshal {value} into Go struct field {struct}.{'.'.join(fields)} of type {go}"
+            )
+        return DecodeError(f"json: cannot unmarshal {value} into Go value of type {go}")
 
 
 def _number_literal(value: int | float) -> str:
@@ -170,15 +290,15 @@ def decode_builtin(api_version: str, kind: str, obj: dict[str, Any]) -> tuple[di
     if name is None:
         return None
     walk = _Walk()
-    value = _decode_definition(obj, name, "", [], "", walk)
+    value = _decode(obj, _definition(name), "", walk)
     return value, walk.unknown
 
 
 def decode_object_meta(meta: Any, prefix: str) -> tuple[Any, list[str]]:
     """Decode a custom resource's ``metadata`` as ObjectMeta (upstream unmarshals it alone, so
     the error names fields relative to it: ``ObjectMeta.name``); unknown paths get ``prefix``."""
-    walk = _Walk()
-    value = _decode_definition(meta, schemas.OBJECT_META, "", [], prefix, walk)
+    walk = _Walk(prefix)
+    value = _decode(meta, _definition(schemas.OBJECT_META), "", walk)
     return value, walk.unknown
 
 
@@ -186,104 +306,98 @@ def _join(path: str, key: str) -> str:
     return f"{path}.{key}" if path else key
 
 
-def _decode_definition(value: Any, name: str, struct: str, stack: list[str], path: str, walk: _Walk) -> Any:
-    if value is None:
-        return None
-    if name == schemas.INT_OR_STRING:
-        if isinstance(value, str):
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _decode(value: Any, node: _Node, struct: str, walk: _Walk) -> Any:
+    """``value`` decoded into ``node``'s Go type; ``struct`` is the innermost enclosing struct."""
+    shape = node.shape
+    if value is None or shape == _ANY:
+        return value
+    if shape == _STRUCT:
+        if not isinstance(value, dict):
+            raise walk.type_error(_json_kind(value), struct, node.go)
+        properties = node.properties
+        out: dict[str, Any] = {}
+        path = walk.path
+        for key, item in value.items():
+            sub = properties.get(key)
+            if sub is None:
+                walk.unknown.append(walk.here(key))
+                continue
+            if item is None:
+                # null leaves the Go field at its zero value: an optional (omitempty) field is then
+                # not written back; a required struct (a Deployment's `template`) becomes empty.
+                if sub.zero_struct:
+                    out[key] = {}
+                continue
+            if (sub.shape == _STRING and item.__class__ is str) or sub.shape == _ANY:
+                out[key] = item  # the common leaves, without a call
+                continue
+            path.append((key, True))
+            out[key] = _decode(item, sub, node.struct, walk)
+            path.pop()
+        return out
+    if shape == _STRING:
+        if not isinstance(value, str):
+            raise walk.type_error(_json_kind(value), struct, node.go)
+        return value
+    if shape == _INTEGER or (shape == _INT_OR_STRING and not isinstance(value, str)):
+        if not _is_number(value):
+            raise walk.type_error(_json_kind(value), struct, node.go)
+        low, high = INT_RANGES[node.go]
+        if isinstance(value, float) or not low <= value <= high:
+            raise walk.type_error(f"number {_number_literal(value)}", struct, node.go)
+        return value
+    if shape == _ARRAY:
+        if not isinstance(value, list):
+            raise walk.type_error(_json_kind(value), struct, node.go)
+        item_node = node.item
+        if item_node.shape == _ANY:
             return value
-        return _decode_integer(value, "int32", struct, stack)
-    if name == schemas.QUANTITY:
-        if isinstance(value, bool) or not isinstance(value, (str, int, float)) or (
-            isinstance(value, str) and not _QUANTITY_RE.match(value.strip())
-        ):
+        out_list = []
+        path = walk.path
+        for i, item in enumerate(value):
+            path.append((i, False))
+            out_list.append(_decode(item, item_node, struct, walk))
+            path.pop()
+        return out_list
+    if shape == _MAP:
+        if not isinstance(value, dict):
+            raise walk.type_error(_json_kind(value), struct, node.go)
+        item_node = node.item
+        if item_node.shape == _STRING:
+            for item in value.values():
+                if not isinstance(item, str) and item is not None:
+                    raise walk.type_error(_json_kind(item), struct, item_node.go)
+            return dict(value)
+        out_map = {}
+        path = walk.path
+        for key, item in value.items():
+            path.append((key, False))
+            out_map[key] = _decode(item, item_node, struct, walk)
+            path.pop()
+        return out_map
+    if shape == _NUMBER:
+        if not _is_number(value):
+            raise walk.type_error(_json_kind(value), struct, node.go)
+        return value
+    if shape == _BOOLEAN:
+        if not isinstance(value, bool):
+            raise walk.type_error(_json_kind(value), struct, node.go)
+        return value
+    if shape == _QUANTITY:
+        if not (_is_number(value) or (isinstance(value, str) and _QUANTITY_RE.match(value.strip()))):
             raise DecodeError(QUANTITY_ERROR)
         return value
-    if name in (schemas.TIME, schemas.MICRO_TIME):
+    if shape == _TIME:
         if not isinstance(value, str):
-            raise _type_error(_json_kind(value), struct, stack, "string")
+            raise walk.type_error(_json_kind(value), struct, "string")
         if not _RFC3339_RE.match(value):
             raise DecodeError(f'parsing time "{value}" as "{RFC3339_LAYOUT}": cannot parse "{value}" as "2006"')
         return value
-    node = schemas.definitions().get(name)
-    if node is None:
-        return value
-    properties = node.get("properties")
-    if not isinstance(properties, dict):
-        return _decode_node(value, node, struct, stack, path, walk)
-    if not isinstance(value, dict):
-        raise _type_error(_json_kind(value), struct, stack, schemas.go_type_name(name))
-    go_struct = schemas.struct_name(name)
-    required = node.get("required") or ()
-    out: dict[str, Any] = {}
-    for key, item in value.items():
-        sub = properties.get(key)
-        if sub is None:
-            walk.unknown.append(_join(path, key))
-            continue
-        if item is None:
-            # null leaves the Go field at its zero value: an optional (omitempty) field is then
-            # not written back; a required struct (a Deployment's `template`) becomes empty.
-            if key in required and _is_struct(sub):
-                out[key] = {}
-            continue
-        out[key] = _decode_node(item, sub, go_struct, [*stack, key], _join(path, key), walk)
-    return out
-
-
-def _is_struct(node: dict[str, Any]) -> bool:
-    ref = schemas.ref_name(node)
-    return ref is not None and isinstance(schemas.definitions().get(ref, {}).get("properties"), dict)
-
-
-def _decode_integer(value: Any, go: str, struct: str, stack: list[str]) -> Any:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise _type_error(_json_kind(value), struct, stack, go)
-    low, high = INT_RANGES[go]
-    if isinstance(value, float) or not low <= value <= high:
-        raise _type_error(f"number {_number_literal(value)}", struct, stack, go)
-    return value
-
-
-def _decode_node(value: Any, node: dict[str, Any], struct: str, stack: list[str], path: str, walk: _Walk) -> Any:
-    if value is None:
-        return None
-    ref = schemas.ref_name(node)
-    if ref is not None:
-        return _decode_definition(value, ref, struct, stack, path, walk)
-    types = _types(node)
-    if len(types) != 1:
-        return value
-    kind = types[0]
-    if kind == "string":
-        if not isinstance(value, str):
-            raise _type_error(_json_kind(value), struct, stack, go_type(node))
-        return value
-    if kind == "integer":
-        return _decode_integer(value, go_type(node), struct, stack)
-    if kind == "number":
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise _type_error(_json_kind(value), struct, stack, "float64")
-        return value
-    if kind == "boolean":
-        if not isinstance(value, bool):
-            raise _type_error(_json_kind(value), struct, stack, "bool")
-        return value
-    if kind == "array":
-        if not isinstance(value, list):
-            raise _type_error(_json_kind(value), struct, stack, go_type(node))
-        items = node.get("items")
-        if not isinstance(items, dict):
-            return value
-        return [_decode_node(item, items, struct, stack, f"{path}[{i}]", walk) for i, item in enumerate(value)]
-    if kind == "object":
-        additional = node.get("additionalProperties")
-        if not isinstance(additional, dict):
-            return value  # RawExtension, FieldsV1: any JSON object
-        if not isinstance(value, dict):
-            raise _type_error(_json_kind(value), struct, stack, go_type(node))
-        return {k: _decode_node(v, additional, struct, stack, _join(path, k), walk) for k, v in value.items()}
-    return value
+    return value  # an IntOrString holding a string
 
 
 # -- custom resources: structural pruning ----------------------------------------------------------
