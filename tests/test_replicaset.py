@@ -6,7 +6,7 @@ from typing import Any
 
 from harness.apiserver.errors import FieldError, invalid
 from harness.client import InProcessClient
-from harness.world.replicaset import ReplicaSetController
+from harness.world.replicaset import ReplicaSetController, ReplicationControllerController
 from harness.world.world import World
 
 NS = "default"
@@ -165,3 +165,29 @@ def test_failed_creation_sets_replica_failure() -> None:
 def test_controller_is_registered_under_its_fixed_name() -> None:
     world, _ = make_world(simulators=("replicaset",), nodes=())
     assert isinstance(world.simulator("replicaset"), ReplicaSetController)
+
+
+def test_a_replication_controller_keeps_its_replicas_like_a_replica_set() -> None:
+    world, client = make_world(simulators=("scheduler", "kubelet", "replicationcontroller"))
+    rc = client.create({"apiVersion": "v1", "kind": "ReplicationController",
+                        "metadata": {"name": "web", "namespace": NS},
+                        "spec": {"replicas": 2, "template": TEMPLATE}})
+    # The selector and the object's labels default to the template's labels.
+    assert rc["spec"]["selector"] == TEMPLATE["metadata"]["labels"]
+    assert rc["metadata"]["labels"] == TEMPLATE["metadata"]["labels"]
+    world.settle()
+    owned = [p for p in pods(client) if p["metadata"]["ownerReferences"][0]["kind"] == "ReplicationController"]
+    assert len(owned) == 2
+    client.delete("v1", "Pod", owned[0]["metadata"]["name"], NS)
+    world.settle()
+    assert len(live(client)) == 2
+    status = client.get("v1", "ReplicationController", "web", NS)["status"]
+    assert (status["replicas"], status["observedGeneration"]) == (2, 1)
+    scale = world.management.get_scale(world.management.registry.by_plural("", "v1", "replicationcontrollers"),
+                                       NS, "web")
+    assert scale["status"]["selector"] == "app=web"
+
+
+def test_the_replication_controller_simulator_is_registered_under_its_name() -> None:
+    world, _ = make_world(simulators=("replicationcontroller",), nodes=())
+    assert isinstance(world.simulator("replicationcontroller"), ReplicationControllerController)

@@ -72,6 +72,22 @@ def _replica_set(obj: dict[str, Any]) -> None:
     _default_template(obj)
 
 
+def _replication_controller(obj: dict[str, Any]) -> None:
+    # SetDefaults_ReplicationController: the selector, and the object's labels, default to the
+    # template's labels; replicas to 1.
+    spec = obj.setdefault("spec", {})
+    spec.setdefault("replicas", 1)
+    template = spec.get("template")
+    labels = ((template or {}).get("metadata") or {}).get("labels") if isinstance(template, dict) else None
+    if labels:
+        if not spec.get("selector"):
+            spec["selector"] = dict(labels)
+        if not (obj.get("metadata") or {}).get("labels"):
+            obj.setdefault("metadata", {})["labels"] = dict(labels)
+    if isinstance(template, dict):
+        _default_template(obj)
+
+
 def _stateful_set(obj: dict[str, Any]) -> None:
     spec = obj.setdefault("spec", {})
     spec.setdefault("replicas", 1)
@@ -176,6 +192,7 @@ PREPARERS = {
     ("v1", "Secret"): _secret,
     ("apps/v1", "Deployment"): _deployment,
     ("apps/v1", "ReplicaSet"): _replica_set,
+    ("v1", "ReplicationController"): _replication_controller,
     ("apps/v1", "StatefulSet"): _stateful_set,
     ("apps/v1", "DaemonSet"): _daemon_set,
     ("batch/v1", "Job"): _job,

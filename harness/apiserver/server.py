@@ -889,11 +889,13 @@ class APIServer:
         return errors.status(201, "", "", None, success=True)
 
     def get_scale(self, rt: ResourceType, namespace: str | None, name: str) -> dict[str, Any]:
-        """``autoscaling/v1`` Scale of a Deployment, ReplicaSet or StatefulSet."""
+        """``autoscaling/v1`` Scale of a Deployment, ReplicaSet, StatefulSet or ReplicationController."""
         if not rt.scale:
             raise errors.not_found(f"{rt.plural}/scale", rt.group, name)
         obj = self._get_stored(rt, namespace, name)
         selector = (obj.get("spec") or {}).get("selector")
+        if rt.kind == "ReplicationController" and isinstance(selector, dict):
+            selector = {"matchLabels": selector}  # its selector is a plain label map
         parsed = selectors.label_selector_from_dict(selector) if isinstance(selector, dict) else None
         meta = obj["metadata"]
         return {

@@ -9,6 +9,9 @@ pods that stop matching are released; a deleting ReplicaSet manages nothing. Sta
 ``replicas``, ``fullyLabeledReplicas``, ``readyReplicas``, ``availableReplicas`` (Ready for
 ``minReadySeconds`` on the virtual clock) and ``observedGeneration``; a failed pod creation sets
 the ``ReplicaFailure`` condition. Knob: ``record_events`` (default True), ``enabled``.
+
+:class:`ReplicationControllerController` does the same for core/v1 ReplicationControllers, whose
+selector is a plain label map (upstream runs one implementation for both kinds too).
 """
 
 from __future__ import annotations
@@ -25,6 +28,9 @@ from harness.world.kubelet import PENDING, POD_READY, RUNNING, pod_condition, po
 API_VERSION = "apps/v1"
 KIND = "ReplicaSet"
 COMPONENT = "replicaset-controller"
+RC_API_VERSION = "v1"
+RC_KIND = "ReplicationController"
+RC_COMPONENT = "replication-controller"
 # Upstream creates or deletes at most this many pods per sync (burstReplicas).
 BURST_REPLICAS = 500
 POD_DELETION_COST_ANNOTATION = "controller.kubernetes.io/pod-deletion-cost"
@@ -104,12 +110,16 @@ class ReplicaSetController(Controller):
     """Reconciles ReplicaSets: pod count, adoption and status."""
 
     name = "replicaset"
+    # What this controller reconciles: the ReplicationController one (below) differs only here.
+    api_version = API_VERSION
+    kind = KIND
+    component = COMPONENT
 
     def __init__(self, client: Client) -> None:
         super().__init__()
         self.client = client
         self.record_events = True
-        self.events = EventRecorder(client, COMPONENT)
+        self.events = EventRecorder(client, self.component)
         self._sets: dict[PodKey, dict[str, Any]] = {}
         self._selectors: dict[str, LabelSelector | None] = {}
         self._pods: dict[PodKey, dict[str, Any]] = {}
@@ -119,7 +129,7 @@ class ReplicaSetController(Controller):
         self._orphans: dict[str, set[PodKey]] = {}
 
     def setup(self) -> None:
-        self.watch(self.client, API_VERSION, KIND, self._on_set)
+        self.watch(self.client, self.api_version, self.kind, self._on_set)
         self.watch(self.client, "v1", "Pod", self._on_pod)
 
     # -- caches ------------------------------------------------------------------------------------
@@ -166,7 +176,7 @@ class ReplicaSetController(Controller):
         requests = []
         for obj in (old, pod):
             ref = controller_ref(obj) if obj is not None else None
-            if ref is not None and ref.get("kind") == KIND and ref.get("apiVersion", "").startswith("apps/"):
+            if ref is not None and ref.get("kind") == self.kind and ref.get("apiVersion") == self.api_version:
                 requests.append(Request(key[0], ref.get("name", "")))
         if controller_ref(pod) is None and event != "DELETED":
             labels = meta.get("labels") or {}
@@ -176,10 +186,12 @@ class ReplicaSetController(Controller):
                     requests.append(Request(*rs_key))
         return requests
 
-    @staticmethod
-    def _parse_selector(rs: dict[str, Any]) -> LabelSelector | None:
+    def _parse_selector(self, rs: dict[str, Any]) -> LabelSelector | None:
+        selector = (rs.get("spec") or {}).get("selector") or {}
+        if self.kind == RC_KIND:
+            selector = {"matchLabels": selector}  # a ReplicationController's selector is a label map
         try:
-            return label_selector_from_dict((rs.get("spec") or {}).get("selector") or {})
+            return label_selector_from_dict(selector)
         except ValueError:
             return None
 
@@ -222,7 +234,7 @@ class ReplicaSetController(Controller):
             pod = self._pods[key]
             if pod["metadata"].get("deletionTimestamp") or not selector.matches(pod["metadata"].get("labels") or {}):
                 continue
-            ref = {"apiVersion": API_VERSION, "kind": KIND, "name": meta["name"], "uid": meta["uid"],
+            ref = {"apiVersion": self.api_version, "kind": self.kind, "name": meta["name"], "uid": meta["uid"],
                    "controller": True, "blockOwnerDeletion": True}
             adopted = self._set_owner_refs(pod, list(pod["metadata"].get("ownerReferences") or []) + [ref])
             if adopted is not None:
@@ -348,3 +360,12 @@ class ReplicaSetController(Controller):
         waits = [since + min_ready - now for since in ready_since if since + min_ready > now]
         return Result(requeue_after=min(waits)) if waits else None
 
+
+
+class ReplicationControllerController(ReplicaSetController):
+    """Reconciles ReplicationControllers exactly as ReplicaSets (upstream shares the code)."""
+
+    name = "replicationcontroller"
+    api_version = RC_API_VERSION
+    kind = RC_KIND
+    component = RC_COMPONENT
