@@ -16,7 +16,7 @@ import uuid
 from collections.abc import Callable
 from typing import Any
 
-from harness.apiserver import builtins, crd, decoding, defaults, errors, patch, selectors, validation
+from harness.apiserver import builtins, conversion, crd, decoding, defaults, errors, patch, selectors, validation
 from harness.apiserver.audit import AuditLog
 from harness.apiserver.resources import Registry, ResourceType
 from harness.apiserver.store import Store, clone
@@ -134,7 +134,7 @@ class APIServer:
         out.update(obj if shared else clone(obj))
         out["kind"] = rt.kind
         out["apiVersion"] = rt.api_version
-        return out
+        return conversion.from_storage(rt, out) if conversion.converts(rt) else out
 
     def _record(
         self,
@@ -222,7 +222,7 @@ class APIServer:
                 obj["metadata"]["namespace"] = namespace
         else:
             obj["metadata"].pop("namespace", None)
-        return obj
+        return conversion.to_storage(rt, obj) if conversion.converts(rt) else obj
 
     def _validate(self, rt: ResourceType, obj: dict[str, Any], old: dict[str, Any] | None) -> None:
         errs = validation.validate_object_meta(obj, namespaced=rt.namespaced, name_rule=rt.name_rule)
@@ -430,6 +430,7 @@ class APIServer:
             allow_bookmarks=allow_bookmarks,
             bookmark_kind=(rt.api_version, rt.kind),
             api_version=rt.api_version,
+            convert=(lambda obj: conversion.from_storage(rt, obj)) if conversion.converts(rt) else None,
         )
         return self.store.watch(self.skey(rt), watch, resource_version)
 
