@@ -74,3 +74,31 @@ def test_a_wrongly_typed_role_is_refused_by_typed_decoding() -> None:
 def test_hpa_is_served_in_v2_preferred_and_v1() -> None:
     versions = [rt.version for rt in builtins.BUILTINS if rt.kind == "HorizontalPodAutoscaler"]
     assert versions == ["v2", "v1"]
+
+
+def _hpa(version: str) -> ResourceType:
+    return next(rt for rt in builtins.BUILTINS if rt.kind == "HorizontalPodAutoscaler" and rt.version == version)
+
+
+def test_an_hpa_written_in_v1_reads_in_v2_and_back() -> None:
+    server = APIServer("test", VirtualClock())
+    v1, v2 = _hpa("v1"), _hpa("v2")
+    target = {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"}
+    watch = server.watch(v1, "default")
+    created = server.create(v1, "default", {"metadata": {"name": "web"}, "spec": {
+        "scaleTargetRef": target, "maxReplicas": 5, "targetCPUUtilizationPercentage": 60}})
+    assert created["apiVersion"] == "autoscaling/v1"
+    assert created["spec"] == {"scaleTargetRef": target, "minReplicas": 1, "maxReplicas": 5,
+                               "targetCPUUtilizationPercentage": 60}
+    assert server.get(v2, "default", "web")["spec"]["metrics"] == [{"type": "Resource", "resource": {
+        "name": "cpu", "target": {"type": "Utilization", "averageUtilization": 60}}}]
+    (event_type, event_object), = watch.drain()
+    assert (event_type, event_object["apiVersion"], event_object["spec"]["targetCPUUtilizationPercentage"]) == (
+        "ADDED", "autoscaling/v1", 60)
+
+
+def test_an_hpa_created_in_v2_without_metrics_defaults_to_80_percent_cpu() -> None:
+    server = APIServer("test", VirtualClock())
+    server.create(_hpa("v2"), "default", {"metadata": {"name": "web"}, "spec": {
+        "scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"}, "maxReplicas": 3}})
+    assert server.get(_hpa("v1"), "default", "web")["spec"]["targetCPUUtilizationPercentage"] == 80

@@ -11,7 +11,7 @@ import pytest
 from test_http_fixtures import Served, serving
 
 # What `kubectl api-resources` lists on a kind 1.32 cluster (digest §1), minus the resources only a
-# real node or the authentication stack answers (componentstatuses, tokenreviews, the access reviews).
+# real node or the token authenticator answers (componentstatuses, tokenreviews).
 EXPECTED_RESOURCES = {
     "bindings", "configmaps", "endpoints", "events", "limitranges", "namespaces", "nodes", "persistentvolumeclaims",
     "persistentvolumes", "pods", "podtemplates", "replicationcontrollers", "resourcequotas", "secrets",
@@ -22,6 +22,8 @@ EXPECTED_RESOURCES = {
     "flowschemas", "prioritylevelconfigurations", "ingressclasses", "ingresses", "networkpolicies", "runtimeclasses",
     "poddisruptionbudgets", "clusterrolebindings", "clusterroles", "rolebindings", "roles", "priorityclasses",
     "csidrivers", "csinodes", "csistoragecapacities", "storageclasses", "volumeattachments",
+    "selfsubjectaccessreviews", "subjectaccessreviews", "localsubjectaccessreviews", "selfsubjectrulesreviews",
+    "selfsubjectreviews",
 }
 TYPO = """\
 apiVersion: v1
@@ -78,3 +80,14 @@ def test_rbac_objects_are_stored_and_listed(served: Served) -> None:
     listed = served.kubectl_json("get", "roles", "-n", "default")
     assert [item["metadata"]["name"] for item in listed["items"]] == ["reader:pods"]
     assert listed["items"][0]["rules"][0]["verbs"] == ["get", "list"]
+
+
+def test_auth_can_i_and_whoami_are_answered(served: Served) -> None:
+    assert served.kubectl("auth", "can-i", "create", "deployments", "-n", "default").stdout.strip() == "yes"
+    rules = served.kubectl("auth", "can-i", "--list", "-n", "default").stdout
+    assert "*.*" in rules
+    whoami = served.kubectl("auth", "whoami", "-o", "json", check=False)
+    assert whoami.returncode == 0, whoami.stderr
+    assert "system:masters" in whoami.stdout
+    # Nothing was stored: the reviews cannot even be listed.
+    assert served.kubectl("get", "selfsubjectaccessreviews", check=False).returncode != 0

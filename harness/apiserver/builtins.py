@@ -158,9 +158,25 @@ def _parse_generic(table: str) -> tuple[ResourceType, ...]:
 
 GENERIC_BUILTINS: tuple[ResourceType, ...] = _parse_generic(_GENERIC)
 
+
+
+def _review(group: str, plural: str, kind: str, namespaced: bool) -> ResourceType:
+    # Create-only, never stored: harness/apiserver/reviews.py answers them.
+    return ResourceType(group, "v1", kind, plural, namespaced, kind.lower(), has_generation=False, verbs=("create",))
+
+
+AUTHORIZATION = "authorization.k8s.io"
+AUTHENTICATION = "authentication.k8s.io"
+SELF_SUBJECT_ACCESS_REVIEW = _review(AUTHORIZATION, "selfsubjectaccessreviews", "SelfSubjectAccessReview", False)
+SUBJECT_ACCESS_REVIEW = _review(AUTHORIZATION, "subjectaccessreviews", "SubjectAccessReview", False)
+LOCAL_SUBJECT_ACCESS_REVIEW = _review(AUTHORIZATION, "localsubjectaccessreviews", "LocalSubjectAccessReview", True)
+SELF_SUBJECT_RULES_REVIEW = _review(AUTHORIZATION, "selfsubjectrulesreviews", "SelfSubjectRulesReview", False)
+SELF_SUBJECT_REVIEW = _review(AUTHENTICATION, "selfsubjectreviews", "SelfSubjectReview", False)
+
 BUILTINS: tuple[ResourceType, ...] = (
     NAMESPACE, NODE, POD, PERSISTENT_VOLUME, PERSISTENT_VOLUME_CLAIM, CONFIG_MAP, SECRET, EVENT, SERVICE,
     SERVICE_ACCOUNT, ENDPOINTS, DEPLOYMENT, REPLICA_SET, STATEFUL_SET, DAEMON_SET, CONTROLLER_REVISION, JOB,
     POD_DISRUPTION_BUDGET, VOLUME_ATTACHMENT, CSI_DRIVER, STORAGE_CLASS, CUSTOM_RESOURCE_DEFINITION, LEASE,
-    REPLICATION_CONTROLLER, BINDING, *GENERIC_BUILTINS,
+    REPLICATION_CONTROLLER, BINDING, *GENERIC_BUILTINS, SELF_SUBJECT_ACCESS_REVIEW, SUBJECT_ACCESS_REVIEW,
+    LOCAL_SUBJECT_ACCESS_REVIEW, SELF_SUBJECT_RULES_REVIEW, SELF_SUBJECT_REVIEW,
 )

@@ -15,7 +15,7 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import Response
 
-from harness.apiserver import builtins, decoding, errors, eviction, patch
+from harness.apiserver import builtins, decoding, errors, eviction, patch, reviews
 from harness.apiserver.http import bodies, discovery, faults, options
 from harness.apiserver.http.negotiation import parse_accept
 from harness.apiserver.http.protocol import ServedWorld
@@ -324,6 +324,8 @@ def _post(call: Call, rt: ResourceType, namespace: str | None, info: RequestInfo
         raise method_not_allowed()
     _require_verb(rt, "create")
     body = _object_body(call, raw)
+    if reviews.is_review(rt):
+        return json_response(reviews.answer(rt, namespace, body, call.user), 201)
     if rt == builtins.BINDING:
         # POST .../bindings is the older spelling of pods/<name>/binding; the Binding names the Pod.
         name = ((body.get("metadata") or {}).get("name") if isinstance(body, dict) else None) or ""
