@@ -54,6 +54,7 @@ pytest_plugins = [
     "features.steps.time",
     "features.steps.simulators",
     "features.steps.wire",
+    "features.steps.fields",
     "features.steps.machines",
     "features.steps.drain",
     "features.steps.volume_detach",

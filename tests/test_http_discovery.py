@@ -14,6 +14,7 @@ AGGREGATED_ACCEPT = (
     "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,"
     "application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList,application/json"
 )
+OPENAPI_V2_PROTOBUF = "application/com.github.proto-openapi.spec.v2@v1.0+protobuf"
 CRD = {
     "apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
     "metadata": {"name": "widgets.example.com"},
@@ -107,7 +108,40 @@ def test_openapi_v3_declares_field_validation_on_every_kinds_patch(served: Serve
     assert {"name": "fieldValidation", "in": "query"}.items() <= next(
         p for p in pod["parameters"] if p["name"] == "fieldValidation"
     ).items()
-    assert v2.status_code == 404 and v2.json()["kind"] == "Status"
+    assert v2.status_code == 200
+    assert v2.json()["definitions"]["io.k8s.api.core.v1.Pod"]["x-kubernetes-group-version-kind"] == [
+        {"group": "", "kind": "Pod", "version": "v1"}
+    ]
+
+
+def test_openapi_v3_documents_carry_the_kinds_schemas_and_what_they_reference(served: Served) -> None:
+    with served.http() as http:
+        index = http.get("/openapi/v3").json()
+        apps = http.get(index["paths"]["apis/apps/v1"]["serverRelativeURL"]).json()
+        protobuf_only = http.get("/openapi/v2", headers={"Accept": OPENAPI_V2_PROTOBUF})
+    schemas = apps["components"]["schemas"]
+    spec = schemas["io.k8s.api.apps.v1.DeploymentSpec"]
+    assert spec["properties"]["replicas"] == {
+        "description": spec["properties"]["replicas"]["description"], "format": "int32", "type": "integer",
+    }
+    template_ref = "#/components/schemas/io.k8s.api.core.v1.PodTemplateSpec"
+    assert spec["properties"]["template"]["allOf"] == [{"$ref": template_ref}]
+    assert "io.k8s.api.core.v1.Container" in schemas and "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta" in schemas
+    assert schemas["io.k8s.apimachinery.pkg.util.intstr.IntOrString"]["format"] == "int-or-string"
+    assert protobuf_only.status_code == 406 and protobuf_only.json()["reason"] == "NotAcceptable"
+
+
+def test_openapi_v3_publishes_a_crd_schema_with_object_meta(served: Served) -> None:
+    with served.http() as http:
+        assert http.post("/apis/apiextensions.k8s.io/v1/customresourcedefinitions", json=CRD).status_code == 201
+        index = http.get("/openapi/v3").json()
+        document = http.get(index["paths"]["apis/example.com/v1"]["serverRelativeURL"]).json()
+    widget = document["components"]["schemas"]["com.example.v1.Widget"]
+    assert widget["x-kubernetes-group-version-kind"] == [{"group": "example.com", "version": "v1", "kind": "Widget"}]
+    assert widget["properties"]["metadata"]["allOf"] == [
+        {"$ref": "#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"}
+    ]
+    assert "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta" in document["components"]["schemas"]
 
 
 def test_openapi_index_of_a_workload_cluster_points_under_its_prefix(tmp_path: Path) -> None:

@@ -5,8 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from harness.client import InProcessClient
+from harness.kube.errors import FieldError, invalid
 from harness.kube.names.core import DEFAULT_NAMESPACE
-from harness.world.replicaset import ReplicaSetController
+from harness.world.replicaset import ReplicaSetController, ReplicationControllerController
 from harness.world.world import World
 
 TEMPLATE = {"metadata": {"labels": {"app": "web"}},
@@ -153,18 +154,14 @@ def test_deleting_replica_set_creates_nothing() -> None:
 
 def test_failed_creation_sets_replica_failure() -> None:
     world, client = make_world(simulators=("replicaset",))
-    client.create(
-        {
-            "apiVersion": "apps/v1",
-            "kind": "ReplicaSet",
-            "metadata": {"name": "web", "namespace": DEFAULT_NAMESPACE},
-            "spec": {
-                "replicas": 1,
-                "selector": {"matchLabels": {"app": "web"}},
-                "template": {"metadata": {"labels": {"app": "web"}}, "spec": {"containers": []}},
-            },
-        }
-    )
+
+    def refuse_pods(operation: str, rt: Any, new: Any, old: Any) -> list[FieldError]:
+        # A ReplicaSet whose template the apiserver accepts, but whose Pods an admission plugin
+        # (a validating webhook, say) refuses.
+        return [invalid("spec", "x", "denied by policy")] if operation == "CREATE" else []
+
+    world.management.add_admission("", "Pod", refuse_pods)
+    make_rs(client, 1)
     world.settle()
     (condition,) = rs_status(client)["conditions"]
     assert (condition["type"], condition["status"], condition["reason"]) == ("ReplicaFailure", "True", "FailedCreate")
@@ -173,3 +170,29 @@ def test_failed_creation_sets_replica_failure() -> None:
 def test_controller_is_registered_under_its_fixed_name() -> None:
     world, _ = make_world(simulators=("replicaset",), nodes=())
     assert isinstance(world.simulator("replicaset"), ReplicaSetController)
+
+
+def test_a_replication_controller_keeps_its_replicas_like_a_replica_set() -> None:
+    world, client = make_world(simulators=("scheduler", "kubelet", "replicationcontroller"))
+    rc = client.create({"apiVersion": "v1", "kind": "ReplicationController",
+                        "metadata": {"name": "web", "namespace": DEFAULT_NAMESPACE},
+                        "spec": {"replicas": 2, "template": TEMPLATE}})
+    # The selector and the object's labels default to the template's labels.
+    assert rc["spec"]["selector"] == TEMPLATE["metadata"]["labels"]
+    assert rc["metadata"]["labels"] == TEMPLATE["metadata"]["labels"]
+    world.settle()
+    owned = [p for p in pods(client) if p["metadata"]["ownerReferences"][0]["kind"] == "ReplicationController"]
+    assert len(owned) == 2
+    client.delete("v1", "Pod", owned[0]["metadata"]["name"], DEFAULT_NAMESPACE)
+    world.settle()
+    assert len(live(client)) == 2
+    status = client.get("v1", "ReplicationController", "web", DEFAULT_NAMESPACE)["status"]
+    assert (status["replicas"], status["observedGeneration"]) == (2, 1)
+    scale = world.management.get_scale(world.management.registry.by_plural("", "v1", "replicationcontrollers"),
+                                       DEFAULT_NAMESPACE, "web")
+    assert scale["status"]["selector"] == "app=web"
+
+
+def test_the_replication_controller_simulator_is_registered_under_its_name() -> None:
+    world, _ = make_world(simulators=("replicationcontroller",), nodes=())
+    assert isinstance(world.simulator("replicationcontroller"), ReplicationControllerController)

@@ -72,6 +72,36 @@ def _replica_set(obj: dict[str, Any]) -> None:
     _default_template(obj)
 
 
+def _replication_controller(obj: dict[str, Any]) -> None:
+    # SetDefaults_ReplicationController: the selector, and the object's labels, default to the
+    # template's labels; replicas to 1.
+    spec = obj.setdefault("spec", {})
+    spec.setdefault("replicas", 1)
+    template = spec.get("template")
+    labels = ((template or {}).get("metadata") or {}).get("labels") if isinstance(template, dict) else None
+    if labels:
+        if not spec.get("selector"):
+            spec["selector"] = dict(labels)
+        if not (obj.get("metadata") or {}).get("labels"):
+            obj.setdefault("metadata", {})["labels"] = dict(labels)
+    if isinstance(template, dict):
+        _default_template(obj)
+
+
+def _hpa_v2(obj: dict[str, Any]) -> None:
+    # SetDefaults_HorizontalPodAutoscaler (v2): one replica at least, and 80% CPU without metrics.
+    spec = obj.setdefault("spec", {})
+    spec.setdefault("minReplicas", 1)
+    if not spec.get("metrics"):
+        spec["metrics"] = [{"type": "Resource", "resource": {
+            "name": "cpu", "target": {"type": "Utilization", "averageUtilization": 80}}}]
+
+
+def _hpa_v1(obj: dict[str, Any]) -> None:
+    # The v1 defaults: minReplicas only (a v1 HPA without a CPU target has no metrics).
+    obj.setdefault("spec", {}).setdefault("minReplicas", 1)
+
+
 def _stateful_set(obj: dict[str, Any]) -> None:
     spec = obj.setdefault("spec", {})
     spec.setdefault("replicas", 1)
@@ -176,9 +206,12 @@ PREPARERS = {
     ("v1", "Secret"): _secret,
     ("apps/v1", "Deployment"): _deployment,
     ("apps/v1", "ReplicaSet"): _replica_set,
+    ("v1", "ReplicationController"): _replication_controller,
     ("apps/v1", "StatefulSet"): _stateful_set,
     ("apps/v1", "DaemonSet"): _daemon_set,
     ("batch/v1", "Job"): _job,
+    ("autoscaling/v2", "HorizontalPodAutoscaler"): _hpa_v2,
+    ("autoscaling/v1", "HorizontalPodAutoscaler"): _hpa_v1,
     ("policy/v1", "PodDisruptionBudget"): _pdb,
     ("storage.k8s.io/v1", "VolumeAttachment"): _volume_attachment,
 }

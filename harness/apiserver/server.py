@@ -16,7 +16,7 @@ import uuid
 from collections.abc import Callable
 from typing import Any
 
-from harness.apiserver import builtins, crd, defaults, patch, validation
+from harness.apiserver import builtins, conversion, crd, decoding, defaults, patch, validation
 from harness.apiserver.audit import AuditLog
 from harness.apiserver.resources import Registry, ResourceType
 from harness.apiserver.store import Store, clone
@@ -41,6 +41,8 @@ PROPAGATION_POLICIES = (BACKGROUND, FOREGROUND, ORPHAN)
 KEEP_STATUS_ON_CREATE = {("v1", "Node")}
 DEFAULT_NAMESPACES = ("default", "kube-system", "kube-public", "kube-node-lease")
 GENERATE_NAME_RETRIES = 7  # 1.32 retries generateName collisions (RetryGenerateName is GA)
+# Subresources that write only status: a CSR's approval changes its status conditions.
+STATUS_LIKE_SUBRESOURCES = ("status", "approval")
 
 # An admission plugin sees (operation, resource, new object, old object) and returns field errors
 # (422) or raises a StatusError. Operations: CREATE, UPDATE, DELETE.
@@ -140,7 +142,7 @@ class APIServer:
         out.update(obj if shared else clone(obj))
         out["kind"] = rt.kind
         out["apiVersion"] = rt.api_version
-        return out
+        return conversion.from_storage(rt, out) if conversion.converts(rt) else out
 
     def _record(
         self,
@@ -189,9 +191,12 @@ class APIServer:
                   "field": "metadata.namespace"}],
             )
 
-    def _check_body(self, rt: ResourceType, body: Any, namespace: str | None) -> dict[str, Any]:
+    def _check_body(
+        self, rt: ResourceType, body: Any, namespace: str | None, *, origin: str = decoding.BODY
+    ) -> dict[str, Any]:
         if not isinstance(body, dict):
             raise errors.bad_request("the body of the request was not a JSON object")
+        decoding.check_type_meta(rt.kind, body)
         if "apiVersion" in body and body["apiVersion"] != rt.api_version:
             # Built-ins of another served version of the same group convert; for us the versions are
             # the same shape, so accept any version of the group.
@@ -205,6 +210,7 @@ class APIServer:
             raise errors.bad_request(
                 f"the kind in the data ({body['kind']}) does not match the expected kind ({rt.kind})"
             )
+        body = decoding.decode(rt, body, origin)
         meta = body.get("metadata")
         if meta is None:
             meta = {}
@@ -224,7 +230,7 @@ class APIServer:
                 obj["metadata"]["namespace"] = namespace
         else:
             obj["metadata"].pop("namespace", None)
-        return obj
+        return conversion.to_storage(rt, obj) if conversion.converts(rt) else obj
 
     def _validate(self, rt: ResourceType, obj: dict[str, Any], old: dict[str, Any] | None) -> None:
         errs = kube_validation.validate_object_meta(obj, namespaced=rt.namespaced, name_rule=rt.name_rule)
@@ -243,6 +249,8 @@ class APIServer:
             if old is not None:
                 return validation.validate_volume_attachment_update(obj, old)
             return validation.validate_volume_attachment(obj)
+        if rt.kind in validation.WORKLOAD_KINDS and not rt.custom:
+            return validation.validate_workload_spec(rt.kind, obj.get("spec"))
         if key == ("v1", "Pod"):
             if old is not None:
                 return validation.validate_pod_update(obj, old)
@@ -430,6 +438,7 @@ class APIServer:
             allow_bookmarks=allow_bookmarks,
             bookmark_kind=(rt.api_version, rt.kind),
             api_version=rt.api_version,
+            convert=(lambda obj: conversion.from_storage(rt, obj)) if conversion.converts(rt) else None,
         )
         return self.store.watch(self.skey(rt), watch, resource_version)
 
@@ -481,7 +490,7 @@ class APIServer:
         verb: str,
     ) -> dict[str, Any]:
         meta_old = old["metadata"]
-        if subresource == "status":
+        if subresource in STATUS_LIKE_SUBRESOURCES:
             merged = clone(old)
             if "status" in new:
                 merged["status"] = new["status"]
@@ -508,7 +517,7 @@ class APIServer:
                 meta.pop(field, None)
         if rt.has_generation:
             generation = meta_old.get("generation", 1)
-            if subresource != "status" and self._generation_changes(rt, old, new):
+            if subresource not in STATUS_LIKE_SUBRESOURCES and self._generation_changes(rt, old, new):
                 generation += 1
             meta["generation"] = generation
         else:
@@ -590,7 +599,7 @@ class APIServer:
             result = patch.strategic_merge_patch(current, body, rt.kind)
         if not isinstance(result, dict):
             raise errors.bad_request("the patch did not result in an object")
-        result = self._check_body(rt, result, namespace)
+        result = self._check_body(rt, result, namespace, origin=decoding.PATCH)
         if _meta(result).get("name") != name:
             raise errors.bad_request(
                 f"the name of the object ({_meta(result).get('name')}) does not match the name on the URL ({name})"
@@ -889,11 +898,13 @@ class APIServer:
         return errors.status(201, "", "", None, success=True)
 
     def get_scale(self, rt: ResourceType, namespace: str | None, name: str) -> dict[str, Any]:
-        """``autoscaling/v1`` Scale of a Deployment, ReplicaSet or StatefulSet."""
+        """``autoscaling/v1`` Scale of a Deployment, ReplicaSet, StatefulSet or ReplicationController."""
         if not rt.scale:
             raise errors.not_found(f"{rt.plural}/scale", rt.group, name)
         obj = self._get_stored(rt, namespace, name)
         selector = (obj.get("spec") or {}).get("selector")
+        if rt.kind == "ReplicationController" and isinstance(selector, dict):
+            selector = {"matchLabels": selector}  # its selector is a plain label map
         parsed = selectors.label_selector_from_dict(selector) if isinstance(selector, dict) else None
         meta = obj["metadata"]
         return {

@@ -10,6 +10,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from harness.kube import selectors
 from harness.kube.errors import FieldError, duplicate, forbidden, invalid, not_supported, required, too_long
 from harness.kube.validation import (
     FIELD_IMMUTABLE_MSG,
@@ -30,6 +31,7 @@ from harness.kube.validation import (
     _normalized,
     _semantic_equal,
     _text,
+    go_quote,
     is_dns1123_label,
     is_dns1123_subdomain,
     is_valid_percent,
@@ -364,3 +366,57 @@ __all__ = [
     "validate_volume_attachment",
     "validate_volume_attachment_update",
 ]
+
+
+# -- workloads (pkg/apis/apps/validation, core ValidateReplicationControllerSpec) -------------------
+
+SELECTOR_MISMATCH_MSG = "`selector` does not match template `labels`"
+# ReplicaSet validation says "deployment" too upstream.
+EMPTY_SELECTOR_TARGET = {"Deployment": "deployment", "ReplicaSet": "deployment", "StatefulSet": "statefulset",
+                         "DaemonSet": "daemonset"}
+EMPTY_LABEL_SELECTOR = (
+    "&v1.LabelSelector{MatchLabels:map[string]string(nil), MatchExpressions:[]v1.LabelSelectorRequirement(nil)}"
+)
+# Kinds whose spec has replicas, a selector and a pod template.
+WORKLOAD_KINDS = ("Deployment", "ReplicaSet", "StatefulSet", "DaemonSet", "ReplicationController")
+
+
+def _go_string_map(values: Any) -> str:
+    """``%#v`` of a ``map[string]string`` (keys sorted, as fmt prints maps)."""
+    if not isinstance(values, dict):
+        return "map[string]string(nil)"
+    return "map[string]string{" + ", ".join(
+        f"{go_quote(str(k))}:{go_quote(str(v))}" for k, v in sorted(values.items())
+    ) + "}"
+
+
+def validate_workload_spec(kind: str, spec: Mapping[str, Any] | None, field_path: str = "spec") -> list[FieldError]:
+    """The shape checks every workload spec gets (``ValidateDeploymentSpec`` and its siblings):
+    replicas not negative, a selector (a map for a ReplicationController) that the pod template's
+    labels match, and the template's pod spec basics."""
+    body = _as_dict(spec)
+    errs: list[FieldError] = []
+    if kind != "DaemonSet":
+        errs.extend(_validate_int_field(body.get("replicas"), _child(field_path, "replicas"), 0, None,
+                                        IS_NEGATIVE_MSG))
+    template = _as_dict(body.get("template"))
+    labels = _as_dict(template.get("metadata")).get("labels")
+    selector_path = _child(field_path, "selector")
+    labels_path = _child(_child(_child(field_path, "template"), "metadata"), "labels")
+    if kind == "ReplicationController":
+        wanted = _as_dict(body.get("selector"))
+        if wanted and any(_as_dict(labels).get(k) != v for k, v in wanted.items()):
+            errs.append(_invalid_rendered(labels_path, _go_string_map(labels), SELECTOR_MISMATCH_MSG))
+    elif not isinstance(body.get("selector"), dict):
+        errs.append(required(selector_path))
+    else:
+        errs.extend(validate_label_selector(body["selector"], selector_path))
+        selector = selectors.label_selector_from_dict(body["selector"])
+        if selector is None or selector.empty:
+            errs.append(_invalid_rendered(selector_path, EMPTY_LABEL_SELECTOR,
+                                          f"empty selector is invalid for {EMPTY_SELECTOR_TARGET[kind]}"))
+        elif not errs and not selector.matches(labels if isinstance(labels, dict) else {}):
+            errs.append(_invalid_rendered(labels_path, _go_string_map(labels), SELECTOR_MISMATCH_MSG))
+    if "template" in body or kind != "ReplicationController":
+        errs.extend(validate_pod_spec(template.get("spec"), _child(_child(field_path, "template"), "spec")))
+    return errs

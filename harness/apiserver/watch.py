@@ -33,12 +33,15 @@ class Watch:
         allow_bookmarks: bool = False,
         bookmark_kind: tuple[str, str] = ("v1", ""),
         api_version: str = "",
+        convert: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
     ) -> None:
         self.namespace = namespace
         self._matcher = matcher
         self.allow_bookmarks = allow_bookmarks
         self.bookmark_kind = bookmark_kind
         self.api_version = api_version
+        # Objects stored in another version's shape are converted for this watcher.
+        self.convert = convert
         self.events: deque[tuple[str, dict[str, Any]]] = deque()
         self.on_event: Callable[[], None] | None = None
         self.closed = False
@@ -97,7 +100,9 @@ class Watch:
 
     def _push(self, event_type: str, obj: dict[str, Any]) -> None:
         self.last_rv = obj["metadata"].get("resourceVersion", self.last_rv)
-        if self.api_version and obj.get("apiVersion") != self.api_version:
+        if self.convert is not None:
+            obj = self.convert(obj)
+        elif self.api_version and obj.get("apiVersion") != self.api_version:
             obj = {**obj, "apiVersion": self.api_version}
         self.events.append((event_type, obj))
         self._notify()

@@ -174,7 +174,7 @@ _GO_ESCAPES = {
 }
 
 
-def _go_quote(value: str) -> str:
+def go_quote(value: str) -> str:
     """Go's ``strconv.Quote``: printable runes kept, the rest escaped."""
     out = []
     for ch in value:
@@ -193,13 +193,13 @@ def _go_quote(value: str) -> str:
 
 def _go_string_slice(values: Iterable[str]) -> str:
     """``%#v`` of a ``[]string``."""
-    return "[]string{" + ", ".join(_go_quote(v) for v in values) + "}"
+    return "[]string{" + ", ".join(go_quote(v) for v in values) + "}"
 
 
 def _go_int_or_string(value: Any) -> str:
     """``%#v`` of an ``intstr.IntOrString`` (passed by value, so not a Stringer)."""
     if isinstance(value, str):
-        return f"intstr.IntOrString{{Type:1, IntVal:0, StrVal:{_go_quote(value)}}}"
+        return f"intstr.IntOrString{{Type:1, IntVal:0, StrVal:{go_quote(value)}}}"
     return f'intstr.IntOrString{{Type:0, IntVal:{value}, StrVal:""}}'
 
 

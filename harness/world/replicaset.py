@@ -9,6 +9,9 @@ pods that stop matching are released; a deleting ReplicaSet manages nothing. Sta
 ``replicas``, ``fullyLabeledReplicas``, ``readyReplicas``, ``availableReplicas`` (Ready for
 ``minReadySeconds`` on the virtual clock) and ``observedGeneration``; a failed pod creation sets
 the ``ReplicaFailure`` condition. Knob: ``record_events`` (default True), ``enabled``.
+
+:class:`ReplicationControllerController` does the same for core/v1 ReplicationControllers, whose
+selector is a plain label map (upstream runs one implementation for both kinds too).
 """
 
 from __future__ import annotations
@@ -35,6 +38,9 @@ from harness.kube.selectors import LabelSelector, label_selector_from_dict
 from harness.world.kubelet import pod_condition, pod_is_terminal
 
 COMPONENT = "replicaset-controller"
+RC_API_VERSION = "v1"
+RC_KIND = "ReplicationController"
+RC_COMPONENT = "replication-controller"
 # Upstream creates or deletes at most this many pods per sync (burstReplicas).
 BURST_REPLICAS = 500
 POD_DELETION_COST_ANNOTATION = "controller.kubernetes.io/pod-deletion-cost"
@@ -100,12 +106,16 @@ class ReplicaSetController(Controller):
     """Reconciles ReplicaSets: pod count, adoption and status."""
 
     name = "replicaset"
+    # What this controller reconciles: the ReplicationController one (below) differs only here.
+    api_version = APPS_V1
+    kind = REPLICA_SET
+    component = COMPONENT
 
     def __init__(self, client: Client) -> None:
         super().__init__()
         self.client = client
         self.record_events = True
-        self.events = EventRecorder(client, COMPONENT)
+        self.events = EventRecorder(client, self.component)
         self._sets: dict[PodKey, dict[str, Any]] = {}
         self._selectors: dict[str, LabelSelector | None] = {}
         self._pods: dict[PodKey, dict[str, Any]] = {}
@@ -115,7 +125,7 @@ class ReplicaSetController(Controller):
         self._orphans: dict[str, set[PodKey]] = {}
 
     def setup(self) -> None:
-        self.watch(self.client, APPS_V1, REPLICA_SET, self._on_set)
+        self.watch(self.client, self.api_version, self.kind, self._on_set)
         self.watch(self.client, "v1", "Pod", self._on_pod)
 
     # -- caches ------------------------------------------------------------------------------------
@@ -162,7 +172,7 @@ class ReplicaSetController(Controller):
         requests = []
         for obj in (old, pod):
             ref = controller_of(obj) if obj is not None else None
-            if ref is not None and ref.get("kind") == REPLICA_SET and ref.get("apiVersion", "").startswith("apps/"):
+            if ref is not None and ref.get("kind") == self.kind and ref.get("apiVersion") == self.api_version:
                 requests.append(Request(key[0], ref.get("name", "")))
         if controller_of(pod) is None and event != "DELETED":
             labels = meta.get("labels") or {}
@@ -172,10 +182,12 @@ class ReplicaSetController(Controller):
                     requests.append(Request(*rs_key))
         return requests
 
-    @staticmethod
-    def _parse_selector(rs: dict[str, Any]) -> LabelSelector | None:
+    def _parse_selector(self, rs: dict[str, Any]) -> LabelSelector | None:
+        selector = (rs.get("spec") or {}).get("selector") or {}
+        if self.kind == RC_KIND:
+            selector = {"matchLabels": selector}  # a ReplicationController's selector is a label map
         try:
-            return label_selector_from_dict((rs.get("spec") or {}).get("selector") or {})
+            return label_selector_from_dict(selector)
         except ValueError:
             return None
 
@@ -218,7 +230,7 @@ class ReplicaSetController(Controller):
             pod = self._pods[key]
             if pod["metadata"].get("deletionTimestamp") or not selector.matches(pod["metadata"].get("labels") or {}):
                 continue
-            ref = {"apiVersion": APPS_V1, "kind": REPLICA_SET, "name": meta["name"], "uid": meta["uid"],
+            ref = {"apiVersion": self.api_version, "kind": self.kind, "name": meta["name"], "uid": meta["uid"],
                    "controller": True, "blockOwnerDeletion": True}
             adopted = self._set_owner_refs(pod, list(pod["metadata"].get("ownerReferences") or []) + [ref])
             if adopted is not None:
@@ -344,3 +356,12 @@ class ReplicaSetController(Controller):
         waits = [since + min_ready - now for since in ready_since if since + min_ready > now]
         return Result(requeue_after=min(waits)) if waits else None
 
+
+
+class ReplicationControllerController(ReplicaSetController):
+    """Reconciles ReplicationControllers exactly as ReplicaSets (upstream shares the code)."""
+
+    name = "replicationcontroller"
+    api_version = RC_API_VERSION
+    kind = RC_KIND
+    component = RC_COMPONENT

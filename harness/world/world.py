@@ -31,6 +31,7 @@ SIMULATORS: dict[str, str] = {
     "scheduler": "harness.world.scheduler:Scheduler",
     "kubelet": "harness.world.kubelet:Kubelet",
     "replicaset": "harness.world.replicaset:ReplicaSetController",
+    "replicationcontroller": "harness.world.replicaset:ReplicationControllerController",
     "job": "harness.world.job:JobController",
     "csi-attacher": "harness.world.csi_attacher:CSIAttacher",
 }

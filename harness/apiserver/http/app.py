@@ -23,6 +23,7 @@ from starlette.routing import Route
 from harness.apiserver import faults
 from harness.apiserver.clusters import MANAGEMENT, cluster_path
 from harness.apiserver.http import admin, auth, discovery, openapi, requestinfo
+from harness.apiserver.http.negotiation import parse_accept
 from harness.apiserver.http.protocol import ServedWorld
 from harness.apiserver.http.responses import (
     internal_error,
@@ -34,7 +35,9 @@ from harness.apiserver.http.responses import (
 from harness.apiserver.http.routes import Call, serve_api
 from harness.apiserver.http.version import HEALTH_PATHS, HEALTHY, VERSION_INFO
 from harness.apiserver.http.watchstream import WatchHub
+from harness.apiserver.server import APIServer
 from harness.kube import errors
+from harness.kube.names.meta import JSON_CONTENT_TYPE as JSON
 
 log = logging.getLogger("lifecycle_tck.http")
 
@@ -86,7 +89,10 @@ class Facade:
         if path == "/version":
             return json_response(VERSION_INFO)
         if path == OPENAPI_V3 or path.startswith(OPENAPI_V3 + "/"):
-            return json_response(openapi.resolve(server.registry, cluster_path(cluster), path[len(OPENAPI_V3):]))
+            document = openapi.resolve(server.registry, cluster_path(cluster), path[len(OPENAPI_V3):])
+            return Response(document, media_type=JSON)
+        if path == OPENAPI_V2:
+            return _swagger(request, server)
         if path == "/":
             return json_response(discovery.root_paths(server.registry, _ROOT_EXTRA))
         info = requestinfo.parse(path)
@@ -100,6 +106,15 @@ class Facade:
         finally:
             if request.method in MUTATING:
                 _settle(self.world)
+
+
+def _swagger(request: Request, server: APIServer) -> Response:
+    """``/openapi/v2`` as JSON; 406 for a client that accepts only the protobuf encoding."""
+    accept = request.headers.get("accept")
+    if accept and not any(media.accepts_json() for media in parse_accept(accept)):
+        raise errors.StatusError(errors.status(406, "NotAcceptable", f"only the following media types are accepted: "
+                                                                      f"{JSON}"))
+    return Response(openapi.swagger(server.registry), media_type=JSON)
 
 
 async def _error_handler(request: Request, exc: Exception) -> Response:

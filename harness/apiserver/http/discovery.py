@@ -29,6 +29,7 @@ _SPECIAL_SUBRESOURCES: dict[str, tuple[str, str, str, tuple[str, ...]]] = {
     "eviction": ("policy", "v1", "Eviction", ("create",)),
     "binding": ("", "", "Binding", ("create",)),
     "finalize": ("", "", "", ("update",)),
+    "approval": ("", "", "", SUBRESOURCE_VERBS),
 }
 _SCALE = ("autoscaling", "v1", "Scale", SUBRESOURCE_VERBS)
 

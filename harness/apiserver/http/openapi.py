@@ -1,28 +1,43 @@
-"""A minimal OpenAPI v3: what kubectl needs to let the server validate fields.
+"""OpenAPI v2 and v3 with the real schemas: what ``kubectl explain`` and kubectl's validation read.
 
-kubectl ``create -f``/``apply -f`` look in ``/openapi/v3/<api/v1|apis/g/v>`` for a PATCH
-operation tagged with the object's ``x-kubernetes-group-version-kind`` that declares the
-``fieldValidation`` query parameter; finding it, they send ``fieldValidation=Strict`` and skip
-client-side validation. The PATCH operations declare no request body, so client-side apply
-computes its patch from compiled-in types (as it does without OpenAPI) rather than from schemas
-we do not serve. ``/openapi/v2`` is not served (clients only fall back to it).
+* ``/openapi/v3`` is an index of one document per served group-version; each URL carries a hash of
+  its document, so a client's cache notices when kinds change. A group-version's document has a
+  PATCH operation per kind that declares the ``fieldValidation`` query parameter and names the kind
+  (``x-kubernetes-group-version-kind``): finding it, kubectl ``create``/``apply``/``replace`` send
+  ``fieldValidation=Strict`` and leave validation to the server. Its ``components.schemas`` hold
+  the kinds' schemas and every definition they reference (for ``kubectl explain``).
+* ``/openapi/v2`` is the whole Swagger 2.0 document (every 1.32 definition plus the CRDs). Only
+  JSON is served: a client that accepts nothing but the protobuf encoding gets 406.
+
+Built-in schemas are the 1.32 definitions of :mod:`harness.apiserver.schemas`, turned back from
+their JSON Schema form into OpenAPI (``$ref`` targets renamed, the ``null`` alternative dropped,
+``IntOrString`` as ``format: int-or-string``); in v3 a ``$ref`` with siblings is wrapped in
+``allOf`` as kube-apiserver publishes it. Custom resources publish their ``openAPIV3Schema`` with
+``apiVersion``, ``kind`` and ``metadata`` (an ObjectMeta reference) added, as the apiextensions
+server does. Documents are cached per registry generation.
 """
 
 from __future__ import annotations
 
+import copy
+import functools
 import hashlib
 from typing import Any
 
+from harness.apiserver import schemas
 from harness.apiserver.http.responses import encode, path_not_found
 from harness.apiserver.resources import Registry, ResourceType
 from harness.kube.names.core import KUBERNETES_VERSION as SERVED_VERSION
 
 OPENAPI_VERSION = "3.0.0"
+SWAGGER_VERSION = "2.0"
 TITLE = "Kubernetes"
 V3_PREFIX = "/openapi/v3"
 FIELD_VALIDATION = "fieldValidation"
 GVK_EXTENSION = "x-kubernetes-group-version-kind"
 ACTION_EXTENSION = "x-kubernetes-action"
+V3_REF = "#/components/schemas/"
+V2_REF = "#/definitions/"
 
 _QUERY_PARAMETERS = (
     ("dryRun", "string"),
@@ -30,6 +45,10 @@ _QUERY_PARAMETERS = (
     (FIELD_VALIDATION, "string"),
     ("force", "boolean"),
 )
+_TYPE_META_DESCRIPTIONS = {
+    "apiVersion": "APIVersion defines the versioned schema of this representation of an object.",
+    "kind": "Kind is a string value representing the REST resource this object represents.",
+}
 
 
 def group_version_path(group: str, version: str) -> str:
@@ -38,11 +57,11 @@ def group_version_path(group: str, version: str) -> str:
 
 
 def _schema_name(rt: ResourceType) -> str:
-    if rt.custom:
-        return ".".join([*reversed(rt.group.split(".")), rt.version, rt.kind])
-    if rt.group == "apiextensions.k8s.io":
-        return f"io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.{rt.version}.{rt.kind}"
-    return f"io.k8s.api.{rt.group.split('.')[0] or 'core'}.{rt.version}.{rt.kind}"
+    if not rt.custom:
+        name = schemas.definition_name(rt.api_version, rt.kind)
+        if name is not None:
+            return name
+    return ".".join([*reversed(rt.group.split(".")), rt.version, rt.kind])
 
 
 def _operation_id(rt: ResourceType) -> str:
@@ -57,9 +76,107 @@ def _object_path(rt: ResourceType) -> str:
     return f"{base}{scope}/{rt.plural}/{{name}}"
 
 
+# -- schema conversion -----------------------------------------------------------------------------
+
+
+def _convert(node: Any, ref_prefix: str, v3: bool) -> Any:
+    """A JSON Schema node of the 1.32 definitions as an OpenAPI schema node."""
+    if isinstance(node, list):
+        return [_convert(item, ref_prefix, v3) for item in node]
+    if not isinstance(node, dict):
+        return node
+    out: dict[str, Any] = {}
+    for key, value in node.items():
+        if key == "$ref" and isinstance(value, str):
+            out[key] = ref_prefix + value[len(schemas.REF_PREFIX):]
+        elif key == "type" and isinstance(value, list):
+            kinds = [k for k in value if k != "null"]
+            if len(kinds) == 1:
+                out[key] = kinds[0]
+        elif key in ("properties", "patternProperties") and isinstance(value, dict):
+            out[key] = {k: _convert(v, ref_prefix, v3) for k, v in value.items()}
+        else:
+            out[key] = _convert(value, ref_prefix, v3)
+    if v3 and "$ref" in out and len(out) > 1:
+        out = {"allOf": [{"$ref": out.pop("$ref")}], **out}
+    return out
+
+
+def _definition(name: str, ref_prefix: str, v3: bool) -> dict[str, Any]:
+    node = schemas.definitions()[name]
+    if name == schemas.INT_OR_STRING:
+        return {"description": "IntOrString is a type that can hold an int32 or a string.", "type": "string",
+                "format": "int-or-string"}
+    if name == schemas.QUANTITY:
+        return {"description": "Quantity is a fixed-point representation of a number.", "type": "string"}
+    out = _convert(node, ref_prefix, v3)
+    if GVK_EXTENSION in out:
+        # The JSON Schema form pins apiVersion and kind with an enum; the OpenAPI does not.
+        props = out.get("properties") or {}
+        for key in ("apiVersion", "kind"):
+            if isinstance(props.get(key), dict):
+                props[key].pop("enum", None)
+    return out
+
+
+def _references(node: Any, found: set[str]) -> None:
+    if isinstance(node, dict):
+        ref = schemas.ref_name(node)
+        if ref is not None and ref not in found and ref in schemas.definitions():
+            found.add(ref)
+            _references(schemas.definitions()[ref], found)
+        for value in node.values():
+            _references(value, found)
+    elif isinstance(node, list):
+        for item in node:
+            _references(item, found)
+
+
+@functools.lru_cache(maxsize=512)
+def _closure(name: str) -> frozenset[str]:
+    """A definition and every definition it references, transitively."""
+    found = {name}
+    _references(schemas.definitions()[name], found)
+    return frozenset(found)
+
+
+def _custom_schema(rt: ResourceType, ref_prefix: str) -> dict[str, Any]:
+    schema = copy.deepcopy(rt.schema) if isinstance(rt.schema, dict) else {"type": "object"}
+    schema.setdefault("type", "object")
+    properties = schema.setdefault("properties", {})
+    for key, text in _TYPE_META_DESCRIPTIONS.items():
+        properties[key] = {"description": text, "type": "string"}
+    properties["metadata"] = {"$ref": ref_prefix + schemas.OBJECT_META,
+                              "description": "Standard object's metadata."}
+    if ref_prefix == V3_REF:
+        properties["metadata"] = {"allOf": [{"$ref": ref_prefix + schemas.OBJECT_META}],
+                                  "description": "Standard object's metadata."}
+    schema[GVK_EXTENSION] = [{"group": rt.group, "version": rt.version, "kind": rt.kind}]
+    return schema
+
+
+def _schemas_for(kinds: list[ResourceType], ref_prefix: str, v3: bool) -> dict[str, Any]:
+    names: set[str] = set()
+    custom: dict[str, Any] = {}
+    for rt in kinds:
+        if rt.custom:
+            custom[_schema_name(rt)] = _custom_schema(rt, ref_prefix)
+            names |= _closure(schemas.OBJECT_META)
+        else:
+            name = schemas.definition_name(rt.api_version, rt.kind)
+            if name is not None:
+                names |= _closure(name)
+    out = {name: _definition(name, ref_prefix, v3) for name in sorted(names)}
+    out.update(custom)
+    return out
+
+
+# -- v3 --------------------------------------------------------------------------------------------
+
+
 def _path_item(rt: ResourceType) -> dict[str, Any]:
     gvk = {"group": rt.group, "version": rt.version, "kind": rt.kind}
-    ref = {"$ref": f"#/components/schemas/{_schema_name(rt)}"}
+    ref = {"$ref": f"{V3_REF}{_schema_name(rt)}"}
     path_params = [{"name": "name", "in": "path", "required": True, "schema": {"type": "string", "uniqueItems": True}}]
     if rt.namespaced:
         path_params.append(
@@ -84,41 +201,39 @@ def _path_item(rt: ResourceType) -> dict[str, Any]:
     }
 
 
-def document(registry: Registry, group: str, version: str) -> dict[str, Any]:
-    """The OpenAPI v3 document of one served group-version (404 when not served)."""
+@functools.lru_cache(maxsize=256)
+def _v3_document(registry: Registry, generation: int, group: str, version: str) -> bytes:
     kinds = sorted(registry.in_group_version(group, version), key=lambda rt: rt.plural)
     if not kinds:
         raise path_not_found()
-    return {
+    return encode({
         "openapi": OPENAPI_VERSION,
         "info": {"title": TITLE, "version": SERVED_VERSION},
         "paths": {_object_path(rt): _path_item(rt) for rt in kinds},
-        "components": {
-            "schemas": {
-                _schema_name(rt): {
-                    "type": "object",
-                    GVK_EXTENSION: [{"group": rt.group, "version": rt.version, "kind": rt.kind}],
-                }
-                for rt in kinds
-            }
-        },
-    }
+        "components": {"schemas": _schemas_for(kinds, V3_REF, True)},
+    })
 
 
-def index(registry: Registry, prefix: str) -> dict[str, Any]:
-    """``/openapi/v3``: one entry per group-version; the URL carries a hash of the document, so a
-    client's cache notices when kinds change. ``prefix`` is the cluster's path prefix."""
+def document(registry: Registry, group: str, version: str) -> bytes:
+    """The OpenAPI v3 document of one served group-version, encoded (404 when not served)."""
+    return _v3_document(registry, registry.generation, group, version)
+
+
+def index(registry: Registry, prefix: str) -> bytes:
+    """``/openapi/v3``: one entry per group-version, its URL carrying the document's hash.
+    ``prefix`` is the cluster's path prefix."""
     paths: dict[str, Any] = {}
     for group, versions in registry.groups().items():
         for version in versions:
-            digest = hashlib.sha512(encode(document(registry, group, version))).hexdigest().upper()
+            digest = hashlib.sha512(document(registry, group, version)).hexdigest().upper()
             key = group_version_path(group, version)
             paths[key] = {"serverRelativeURL": f"{prefix}{V3_PREFIX}/{key}?hash={digest}"}
-    return {"paths": paths}
+    return encode({"paths": paths})
 
 
-def resolve(registry: Registry, prefix: str, rest: str) -> dict[str, Any]:
-    """The document at ``/openapi/v3<rest>``: the index for an empty ``rest``, else a group-version."""
+def resolve(registry: Registry, prefix: str, rest: str) -> bytes:
+    """The encoded document at ``/openapi/v3<rest>``: the index for an empty ``rest``, else a
+    group-version's document."""
     parts = [p for p in rest.strip("/").split("/") if p]
     if not parts:
         return index(registry, prefix)
@@ -127,3 +242,34 @@ def resolve(registry: Registry, prefix: str, rest: str) -> dict[str, Any]:
     if parts[0] == "apis" and len(parts) == 3:
         return document(registry, parts[1], parts[2])
     raise path_not_found()
+
+
+# -- v2 --------------------------------------------------------------------------------------------
+
+
+@functools.lru_cache(maxsize=16)
+def _v2_document(registry: Registry, generation: int) -> bytes:
+    kinds = sorted(registry.all(), key=lambda rt: (rt.group, rt.version, rt.plural))
+    definitions = {name: _definition(name, V2_REF, False) for name in sorted(schemas.definitions())}
+    definitions.update(_schemas_for([rt for rt in kinds if rt.custom], V2_REF, False))
+    paths: dict[str, Any] = {}
+    for rt in kinds:
+        paths[_object_path(rt)] = {"patch": {
+            "operationId": _operation_id(rt),
+            "parameters": [{"name": name, "in": "query", "type": kind, "uniqueItems": True}
+                           for name, kind in _QUERY_PARAMETERS],
+            "responses": {"200": {"description": "OK", "schema": {"$ref": f"{V2_REF}{_schema_name(rt)}"}}},
+            ACTION_EXTENSION: "patch",
+            GVK_EXTENSION: {"group": rt.group, "version": rt.version, "kind": rt.kind},
+        }}
+    return encode({
+        "swagger": SWAGGER_VERSION,
+        "info": {"title": TITLE, "version": SERVED_VERSION},
+        "paths": paths,
+        "definitions": definitions,
+    })
+
+
+def swagger(registry: Registry) -> bytes:
+    """``/openapi/v2``: the Swagger 2.0 document of everything the cluster serves, encoded."""
+    return _v2_document(registry, registry.generation)

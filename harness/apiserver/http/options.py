@@ -7,6 +7,7 @@ from typing import Any
 
 from starlette.datastructures import QueryParams
 
+from harness.apiserver import decoding
 from harness.kube import errors
 from harness.kube.names.meta import META_GROUP
 
@@ -45,6 +46,18 @@ def dry_run(query: QueryParams, options_kind: str) -> bool:
                 options_kind, META_GROUP, "", [errors.not_supported("dryRun", value, [DRY_RUN_ALL])]
             )
     return bool(values)
+
+
+def field_validation(query: QueryParams, options_kind: str) -> str:
+    """The ``fieldValidation`` directive (empty means Warn); another value is 422 on the verb's
+    ``<options_kind>``, listing the supported values as upstream does."""
+    value = query.get("fieldValidation") or ""
+    if value not in decoding.DIRECTIVES:
+        raise errors.invalid_object(
+            options_kind, META_GROUP, "",
+            [errors.not_supported("fieldValidation", value, list(decoding.DIRECTIVES))],
+        )
+    return value
 
 
 def delete_options(query: QueryParams, body: Any) -> dict[str, Any]:

@@ -3,10 +3,11 @@ kubectl's typed clients send that way.
 
 kubectl builds some requests with client-go's typed clients, which encode bodies as protobuf and
 do not fall back to JSON: the Eviction of ``kubectl drain``, the DeleteOptions of typed deletes,
-and the objects of ``kubectl create namespace|configmap|secret|pdb``. Those kinds are decoded here
-into the JSON shape; any other kind is a 415 naming the JSON media types. The wire format is the
-apimachinery protobuf serializer's: the magic prefix ``k8s\\0`` and a ``runtime.Unknown`` envelope
-(type meta plus the raw message). Field numbers are those of the kinds' ``generated.proto``.
+the objects of ``kubectl create namespace|configmap|secret|pdb``, and the reviews of
+``kubectl auth``. Those kinds are decoded here into the JSON shape; any other kind is a 415 naming
+the JSON media types. The wire format is the apimachinery protobuf serializer's: the magic prefix
+``k8s\\0`` and a ``runtime.Unknown`` envelope (type meta plus the raw message). Field numbers are
+those of the kinds' ``generated.proto``.
 
 Non-pointer Go fields are always encoded, so zero values of those decode to absent fields (as
 their ``omitempty`` JSON would be); pointer fields (``keep``) keep an explicit zero
@@ -84,6 +85,11 @@ LABEL_SELECTOR: Schema = {
     1: Field("matchLabels", MAP_STRING), 2: Field("matchExpressions", MESSAGE, True, message=SELECTOR_REQUIREMENT),
 }
 _META = Field("metadata", MESSAGE, keep=True, message=OBJECT_META)
+RESOURCE_ATTRIBUTES: Schema = {
+    1: Field("namespace", STRING), 2: Field("verb", STRING), 3: Field("group", STRING), 4: Field("version", STRING),
+    5: Field("resource", STRING), 6: Field("subresource", STRING), 7: Field("name", STRING),
+}
+NON_RESOURCE_ATTRIBUTES: Schema = {1: Field("path", STRING), 2: Field("verb", STRING)}
 
 KINDS: dict[str, Schema] = {
     "DeleteOptions": DELETE_OPTIONS,
@@ -114,6 +120,13 @@ KINDS: dict[str, Schema] = {
         }),
     },
     "Scale": {1: _META, 2: Field("spec", MESSAGE, keep=True, message={1: Field("replicas", INT, keep=True)})},
+    # kubectl auth can-i / can-i --list / whoami (authorization.k8s.io/v1, authentication.k8s.io/v1).
+    "SelfSubjectAccessReview": {1: _META, 2: Field("spec", MESSAGE, message={
+        1: Field("resourceAttributes", MESSAGE, keep=True, message=RESOURCE_ATTRIBUTES),
+        2: Field("nonResourceAttributes", MESSAGE, keep=True, message=NON_RESOURCE_ATTRIBUTES),
+    })},
+    "SelfSubjectRulesReview": {1: _META, 2: Field("spec", MESSAGE, message={1: Field("namespace", STRING)})},
+    "SelfSubjectReview": {1: _META},
 }
 
 

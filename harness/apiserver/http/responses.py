@@ -59,3 +59,13 @@ def internal_error(exc: BaseException) -> Response:
     """500 ``InternalError`` for a bug on our side; the traceback goes to the log, not the client."""
     log.error("unhandled error while serving a request", exc_info=exc)
     return status_response(errors.internal(f"{type(exc).__name__}: {exc}"))
+
+
+WARNING_HEADER = "Warning"
+
+
+def warning_value(text: str) -> str:
+    """A ``Warning`` header value as kube-apiserver writes it: code 299, agent ``-`` and the text
+    quoted, with ``"`` and ``\\`` escaped (``NewWarningHeader``)."""
+    escaped = text.replace("\\", "\\\\").replace('"', '\\"')
+    return f'299 - "{escaped}"'

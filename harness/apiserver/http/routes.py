@@ -15,7 +15,7 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import Response
 
-from harness.apiserver import eviction, faults, patch
+from harness.apiserver import builtins, decoding, eviction, faults, patch, reviews
 from harness.apiserver.http import bodies, discovery, options
 from harness.apiserver.http.negotiation import parse_accept
 from harness.apiserver.http.protocol import ServedWorld
@@ -26,7 +26,13 @@ from harness.apiserver.http.requestinfo import (
     RESOURCE_LIST,
     RequestInfo,
 )
-from harness.apiserver.http.responses import json_response, method_not_allowed, path_not_found
+from harness.apiserver.http.responses import (
+    WARNING_HEADER,
+    json_response,
+    method_not_allowed,
+    path_not_found,
+    warning_value,
+)
 from harness.apiserver.http.tables import TableWriter, include_object, table_version
 from harness.apiserver.http.watchstream import (
     DEFAULT_TIMEOUT,
@@ -61,6 +67,7 @@ _SUBRESOURCE_METHODS = {
     "eviction": ("POST",),
     "binding": ("POST",),
     "finalize": ("PUT",),
+    "approval": ("GET", "PUT", "PATCH"),
 }
 _SCALE_PATCH_TYPES = [
     JSON_PATCH_CONTENT_TYPE, MERGE_PATCH_CONTENT_TYPE, STRATEGIC_MERGE_PATCH_CONTENT_TYPE, APPLY_PATCH_CONTENT_TYPE,
@@ -188,12 +195,13 @@ async def _resource(call: Call, info: RequestInfo) -> Response:
         return _read(call, rt, namespace, info, await _inject(call, info, b""))
     raw = await bodies.read_body(request)
     await _inject(call, info, raw)
-    if method == "POST":
-        return _post(call, rt, namespace, info, raw)
-    if method == "PUT":
-        return _put(call, rt, namespace, info, raw)
-    if method == "PATCH":
-        return _patch(call, rt, namespace, info, raw)
+    if method in _WRITE_OPTIONS:
+        directive = options.field_validation(request.query_params, _WRITE_OPTIONS[method])
+        with decoding.request_scope(directive, raw) as scope:
+            response = _WRITES[method](call, rt, namespace, info, raw)
+        for text in scope.warnings:
+            response.headers.append(WARNING_HEADER, warning_value(text))
+        return response
     if method == "DELETE":
         return _delete(call, rt, namespace, info, raw)
     raise method_not_allowed()
@@ -325,6 +333,14 @@ def _post(call: Call, rt: ResourceType, namespace: str | None, info: RequestInfo
         raise method_not_allowed()
     _require_verb(rt, "create")
     body = _object_body(call, raw)
+    if reviews.is_review(rt):
+        return json_response(reviews.answer(rt, namespace, body, call.user), 201)
+    if rt == builtins.BINDING:
+        # POST .../bindings is the older spelling of pods/<name>/binding; the Binding names the Pod.
+        name = ((body.get("metadata") or {}).get("name") if isinstance(body, dict) else None) or ""
+        result = server.bind_pod(namespace, str(name), body, user=call.user,
+                                 dry_run=options.dry_run(query, "CreateOptions"))
+        return json_response(result, int(result.get("code") or 201))
     created = server.create(rt, namespace, body, dry_run=options.dry_run(query, "CreateOptions"), user=call.user)
     return json_response(created, 201)
 
@@ -385,6 +401,11 @@ def _patch(call: Call, rt: ResourceType, namespace: str | None, info: RequestInf
         user=call.user,
     )
     return json_response(result, code)
+
+
+# The options kind each write verb validates its query against (fieldValidation, dryRun).
+_WRITE_OPTIONS = {"POST": "CreateOptions", "PUT": "UpdateOptions", "PATCH": "PatchOptions"}
+_WRITES = {"POST": _post, "PUT": _put, "PATCH": _patch}
 
 
 def _delete(call: Call, rt: ResourceType, namespace: str | None, info: RequestInfo, raw: bytes) -> Response:

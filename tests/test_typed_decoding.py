@@ -1,0 +1,288 @@
+"""Typed decoding of built-in kinds, pruning and ``fieldValidation``: each refused write is the
+Status kube-apiserver 1.32 answers (code, reason, the Go decoder's message), stores nothing, and
+the collection still lists afterwards."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from test_http_fixtures import Served, serving
+
+from harness.apiserver import builtins, decoding, patch
+from harness.apiserver.resources import ResourceType
+from harness.apiserver.server import APIServer
+from harness.clock import VirtualClock
+from harness.kube.errors import StatusError
+
+CONTAINERS = [{"name": "c", "image": "i"}]
+LABELS = {"app": "web"}
+
+
+def _deployment(spec: dict[str, Any]) -> dict[str, Any]:
+    full = {"replicas": 1, "selector": {"matchLabels": LABELS},
+            "template": {"metadata": {"labels": LABELS}, "spec": {"containers": CONTAINERS}}}
+    full.update(spec)
+    return {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "d"}, "spec": full}
+
+
+def _unmarshal(kind: str, text: str) -> str:
+    return f'{kind} in version "v1" cannot be handled as a {kind}: json: cannot unmarshal {text}'
+
+
+# (resource, namespace, body, code, reason, message)
+REFUSED_CREATES: list[tuple[str, ResourceType, str | None, dict[str, Any], int, str, str]] = [
+    ("namespace-name-number", builtins.NAMESPACE, None, {"metadata": {"name": 5}}, 400, "BadRequest",
+     _unmarshal("Namespace", "number into Go struct field ObjectMeta.metadata.name of type string")),
+    ("namespace-name-bool", builtins.NAMESPACE, None, {"metadata": {"name": True}}, 400, "BadRequest",
+     _unmarshal("Namespace", "bool into Go struct field ObjectMeta.metadata.name of type string")),
+    ("pod-nodename-list", builtins.POD, "default",
+     {"metadata": {"name": "p"}, "spec": {"nodeName": ["n"], "containers": CONTAINERS}}, 400, "BadRequest",
+     _unmarshal("Pod", "array into Go struct field PodSpec.spec.nodeName of type string")),
+    ("api-version-list", builtins.CONFIG_MAP, "default", {"apiVersion": ["v1"], "metadata": {"name": "c"}}, 400,
+     "BadRequest",
+     "the object provided is unrecognized (must be of type ConfigMap): couldn't get version/kind; json parse "
+     'error: json: cannot unmarshal array into Go struct field .apiVersion of type string ({"apiVersion":["v1"],'
+     '"metadata ...)'),
+    ("generate-name-number", builtins.CONFIG_MAP, "default", {"metadata": {"generateName": 7}}, 400, "BadRequest",
+     _unmarshal("ConfigMap", "number into Go struct field ObjectMeta.metadata.generateName of type string")),
+    ("labels-not-a-map", builtins.CONFIG_MAP, "default", {"metadata": {"name": "c", "labels": ["a"]}}, 400,
+     "BadRequest",
+     _unmarshal("ConfigMap", "array into Go struct field ObjectMeta.metadata.labels of type map[string]string")),
+    ("label-value-not-a-string", builtins.CONFIG_MAP, "default", {"metadata": {"name": "c", "labels": {"a": 1}}},
+     400, "BadRequest",
+     _unmarshal("ConfigMap", "number into Go struct field ObjectMeta.metadata.labels of type string")),
+    ("annotations-not-a-map", builtins.CONFIG_MAP, "default", {"metadata": {"name": "c", "annotations": "x"}}, 400,
+     "BadRequest",
+     _unmarshal("ConfigMap", "string into Go struct field ObjectMeta.metadata.annotations of type map[string]string")),
+    ("resource-version-number", builtins.CONFIG_MAP, "default", {"metadata": {"name": "c", "resourceVersion": 3}},
+     400, "BadRequest",
+     _unmarshal("ConfigMap", "number into Go struct field ObjectMeta.metadata.resourceVersion of type string")),
+    ("data-value-number", builtins.CONFIG_MAP, "default", {"metadata": {"name": "c"}, "data": {"k": 1}}, 400,
+     "BadRequest", _unmarshal("ConfigMap", "number into Go struct field ConfigMap.data of type string")),
+    ("fractional-replicas", builtins.DEPLOYMENT, "default", _deployment({"replicas": 1.5}), 400, "BadRequest",
+     'Deployment in version "v1" cannot be handled as a Deployment: json: cannot unmarshal number 1.5 into Go '
+     "struct field DeploymentSpec.spec.replicas of type int32"),
+    ("replicas-out-of-range", builtins.DEPLOYMENT, "default", _deployment({"replicas": 99999999999}), 400,
+     "BadRequest",
+     'Deployment in version "v1" cannot be handled as a Deployment: json: cannot unmarshal number 99999999999 '
+     "into Go struct field DeploymentSpec.spec.replicas of type int32"),
+    ("container-args-number", builtins.POD, "default",
+     {"metadata": {"name": "p"}, "spec": {"containers": [{"name": "c", "image": "i", "args": [1]}]}}, 400,
+     "BadRequest", _unmarshal("Pod", "number into Go struct field Container.spec.containers.args of type string")),
+    ("negative-replicas", builtins.DEPLOYMENT, "default", _deployment({"replicas": -1}), 422, "Invalid",
+     'Deployment.apps "d" is invalid: spec.replicas: Invalid value: -1: must be greater than or equal to 0'),
+    ("template-null", builtins.DEPLOYMENT, "default", _deployment({"template": None}), 422, "Invalid",
+     'Deployment.apps "d" is invalid: [spec.template.metadata.labels: Invalid value: map[string]string(nil): '
+     "`selector` does not match template `labels`, spec.template.spec.containers: Required value]"),
+]
+
+
+@pytest.fixture
+def server() -> APIServer:
+    return APIServer("test", VirtualClock())
+
+
+def _refused(call: Any) -> StatusError:
+    with pytest.raises(StatusError) as caught:
+        call()
+    return caught.value
+
+
+def _names(server: APIServer, rt: ResourceType, namespace: str | None) -> list[str]:
+    return [item["metadata"]["name"] for item in server.list(rt, namespace)["items"]]
+
+
+@pytest.mark.parametrize(("case", "rt", "namespace", "body", "code", "reason", "message"), REFUSED_CREATES,
+                         ids=[c[0] for c in REFUSED_CREATES])
+def test_a_wrongly_typed_create_is_refused_and_stores_nothing(
+    server: APIServer, case: str, rt: ResourceType, namespace: str | None, body: dict[str, Any], code: int,
+    reason: str, message: str,
+) -> None:
+    before = _names(server, rt, namespace)
+    rv = server.store._rv
+    err = _refused(lambda: server.create(rt, namespace, body))
+    assert (err.code, err.reason, err.message) == (code, reason, message)
+    assert _names(server, rt, namespace) == before
+    assert server.store._rv == rv
+
+
+@pytest.mark.parametrize(("status", "message"), [
+    (5, "number into Go struct field Pod.status of type v1.PodStatus"),
+    ({"conditions": "x"}, "string into Go struct field PodStatus.status.conditions of type []v1.PodCondition"),
+    ({"containerStatuses": [1]},
+     "number into Go struct field PodStatus.status.containerStatuses of type v1.ContainerStatus"),
+])
+def test_a_status_merge_patch_is_decoded_on_its_result(server: APIServer, status: Any, message: str) -> None:
+    server.create(builtins.POD, "default", {"metadata": {"name": "p"}, "spec": {"containers": CONTAINERS}})
+    stored = server.get(builtins.POD, "default", "p")
+    err = _refused(lambda: server.patch(builtins.POD, "default", "p", {"status": status}, patch.MERGE_CONTENT_TYPE,
+                                        subresource="status"))
+    assert (err.code, err.reason) == (422, "Invalid")
+    assert err.message.startswith(' "" is invalid: patch: Invalid value: "{')
+    assert err.message.endswith(f'": json: cannot unmarshal {message}')
+    assert err.details["causes"][0]["field"] == "patch"
+    assert server.get(builtins.POD, "default", "p") == stored
+    assert _names(server, builtins.POD, "default") == ["p"]
+
+
+def test_unknown_fields_are_pruned_and_warned_about_by_default(server: APIServer) -> None:
+    body = {"metadata": {"name": "p", "bogus": 1},
+            "spec": {"bogus": 2, "containers": [{"name": "c", "image": "i", "imagePullPolicyy": "x"}]}}
+    with decoding.request_scope("") as scope:
+        created = server.create(builtins.POD, "default", body)
+    assert scope.warnings == ['unknown field "metadata.bogus"', 'unknown field "spec.bogus"',
+                              'unknown field "spec.containers[0].imagePullPolicyy"']
+    assert "bogus" not in created["metadata"] and "bogus" not in created["spec"]
+    assert "imagePullPolicyy" not in server.get(builtins.POD, "default", "p")["spec"]["containers"][0]
+
+
+def test_ignore_prunes_silently(server: APIServer) -> None:
+    with decoding.request_scope("Ignore", b'{"metadata":{"name":"a","name":"c"},"x":1}') as scope:
+        created = server.create(builtins.CONFIG_MAP, "default", {"metadata": {"name": "c"}, "x": 1})
+    assert scope.warnings == []
+    assert "x" not in created
+
+
+def test_strict_refuses_unknown_and_duplicate_fields(server: APIServer) -> None:
+    raw = b'{"metadata":{"name":"a","name":"c"},"spec":{"bogus":1}}'
+    with decoding.request_scope("Strict", raw):
+        err = _refused(lambda: server.create(builtins.DEPLOYMENT, "default", {**_deployment({"bogus": 1})}))
+    assert (err.code, err.reason, err.message) == (
+        400, "BadRequest",
+        'Deployment in version "v1" cannot be handled as a Deployment: strict decoding error: unknown field '
+        '"spec.bogus", duplicate field "metadata.name"',
+    )
+    assert _names(server, builtins.DEPLOYMENT, "default") == []
+
+
+def test_strict_refuses_an_unknown_field_in_a_patch_result_with_422(server: APIServer) -> None:
+    server.create(builtins.CONFIG_MAP, "default", {"metadata": {"name": "c"}})
+    with decoding.request_scope("Strict"):
+        err = _refused(lambda: server.patch(builtins.CONFIG_MAP, "default", "c", {"bogus": 1},
+                                            patch.MERGE_CONTENT_TYPE))
+    assert (err.code, err.reason) == (422, "Invalid")
+    assert err.message.endswith('": strict decoding error: unknown field "bogus"')
+
+
+def test_a_custom_resource_metadata_is_decoded_as_object_meta(server: APIServer) -> None:
+    server.create(builtins.CUSTOM_RESOURCE_DEFINITION, None, {
+        "metadata": {"name": "widgets.example.com"},
+        "spec": {"group": "example.com", "scope": "Namespaced",
+                 "names": {"plural": "widgets", "singular": "widget", "kind": "Widget", "listKind": "WidgetList"},
+                 "versions": [{"name": "v1", "served": True, "storage": True, "schema": {"openAPIV3Schema": {
+                     "type": "object",
+                     "properties": {"spec": {"type": "object", "properties": {"size": {"type": "integer"}}}}}}}]},
+    })
+    rt = server.registry.by_plural("example.com", "v1", "widgets")
+    err = _refused(lambda: server.create(rt, "default", {"metadata": {"name": 5}}))
+    assert (err.code, err.reason, err.message) == (
+        400, "BadRequest",
+        'Widget in version "v1" cannot be handled as a Widget: json: cannot unmarshal number into Go struct field '
+        "ObjectMeta.name of type string",
+    )
+    with decoding.request_scope("") as scope:
+        created = server.create(rt, "default", {"metadata": {"name": "w", "bogus": 1},
+                                                "spec": {"size": 1, "colour": "red"}, "extra": True})
+    assert created["spec"] == {"size": 1}
+    assert "extra" not in created and "bogus" not in created["metadata"]
+    assert scope.warnings == ['unknown field "metadata.bogus"', 'unknown field "spec.colour"',
+                              'unknown field "extra"']
+
+
+def test_custom_resource_pruning_keeps_preserved_and_embedded_fields() -> None:
+    schema = {"type": "object", "properties": {
+        "spec": {"type": "object", "properties": {
+            "free": {"type": "object", "x-kubernetes-preserve-unknown-fields": True},
+            "map": {"type": "object", "additionalProperties": {"type": "object", "properties": {"a": {}}}},
+            "port": {"x-kubernetes-int-or-string": True},
+            "items": {"type": "array", "items": {"type": "object", "properties": {"n": {"type": "string"}}}},
+            "embedded": {"type": "object", "x-kubernetes-embedded-resource": True,
+                         "properties": {"spec": {"type": "object"}}},
+        }}}}
+    obj = {"apiVersion": "example.com/v1", "kind": "W", "metadata": {"name": "w"},
+           "spec": {"free": {"anything": {"deep": 1}}, "map": {"k": {"a": 1, "b": 2}}, "port": "http",
+                    "items": [{"n": "x", "drop": 1}],
+                    "embedded": {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "junk": 1},
+                                 "spec": {}, "other": 1}}}
+    pruned, unknown = decoding.prune_custom(obj, schema)
+    assert pruned["spec"]["free"] == {"anything": {"deep": 1}}
+    assert pruned["spec"]["map"] == {"k": {"a": 1}}
+    assert pruned["spec"]["port"] == "http"
+    assert pruned["spec"]["items"] == [{"n": "x"}]
+    assert pruned["spec"]["embedded"] == {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}, "spec": {}}
+    assert unknown == ["spec.map.k.b", "spec.items[0].drop", "spec.embedded.metadata.junk", "spec.embedded.other"]
+
+
+# -- over HTTP -------------------------------------------------------------------------------------
+
+NS = "/api/v1/namespaces"
+
+
+@pytest.fixture
+def served(tmp_path: Path) -> Iterator[Served]:
+    yield from serving(tmp_path, simulators=[])
+
+
+def test_over_http_a_numeric_namespace_name_is_a_400_and_namespaces_still_list(served: Served) -> None:
+    with served.http() as http:
+        before = http.get(NS).json()["items"]
+        answer = http.post(NS, json={"metadata": {"name": 5}})
+        assert answer.status_code == 400
+        body = answer.json()
+        assert (body["kind"], body["reason"], body["message"]) == (
+            "Status", "BadRequest",
+            _unmarshal("Namespace", "number into Go struct field ObjectMeta.metadata.name of type string"),
+        )
+        listed = http.get(NS)
+        assert listed.status_code == 200
+        assert listed.json()["items"] == before
+
+
+def test_over_http_warn_sends_one_warning_header_per_unknown_field(served: Served) -> None:
+    with served.http() as http:
+        answer = http.post(f"{NS}/default/configmaps", json={"metadata": {"name": "c"}, "bogus": 1,
+                                                             "data": {"a": "b"}})
+        assert answer.status_code == 201, answer.text
+        assert answer.headers.get_list("warning") == ['299 - "unknown field \\"bogus\\""']
+        assert "bogus" not in answer.json()
+
+
+def test_over_http_strict_refuses_a_duplicate_field(served: Served) -> None:
+    raw = b'{"metadata":{"name":"c","name":"d"}}'
+    with served.http() as http:
+        answer = http.post(f"{NS}/default/configmaps", content=raw, params={"fieldValidation": "Strict"},
+                           headers={"Content-Type": "application/json"})
+        assert answer.status_code == 400
+        assert answer.json()["message"] == (
+            'ConfigMap in version "v1" cannot be handled as a ConfigMap: strict decoding error: duplicate field '
+            '"metadata.name"'
+        )
+        assert http.get(f"{NS}/default/configmaps").json()["items"] == []
+
+
+def test_over_http_an_unsupported_field_validation_is_a_422(served: Served) -> None:
+    with served.http() as http:
+        answer = http.post(f"{NS}/default/configmaps", json={"metadata": {"name": "c"}},
+                           params={"fieldValidation": "x"})
+        assert answer.status_code == 422
+        assert answer.json()["message"] == (
+            'CreateOptions.meta.k8s.io "" is invalid: fieldValidation: Unsupported value: "x": supported values: '
+            '"", "Ignore", "Strict", "Warn"'
+        )
+
+
+def test_over_http_a_status_patch_with_a_wrong_type_is_a_422_and_pods_still_list(served: Served) -> None:
+    with served.http() as http:
+        http.post(f"{NS}/default/pods", json={"metadata": {"name": "p"}, "spec": {"containers": CONTAINERS}})
+        answer = http.patch(f"{NS}/default/pods/p/status", content=json.dumps({"status": 5}),
+                            headers={"Content-Type": "application/merge-patch+json"})
+        assert answer.status_code == 422
+        assert answer.json()["message"].endswith(
+            '": json: cannot unmarshal number into Go struct field Pod.status of type v1.PodStatus')
+        listed = http.get(f"{NS}/default/pods")
+        assert listed.status_code == 200
+        assert [p["metadata"]["name"] for p in listed.json()["items"]] == ["p"]
