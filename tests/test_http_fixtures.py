@@ -40,7 +40,8 @@ class Reachable:
         """An HTTP client of the server (with the token, if any; ``headers`` add to or override it)."""
         merged = {"Authorization": f"Bearer {self.token}"} if self.token else {}
         merged.update(headers or {})
-        return httpx.Client(base_url=self.base_url, headers=merged, timeout=10.0, **kwargs)
+        kwargs.setdefault("timeout", 10.0)
+        return httpx.Client(base_url=self.base_url, headers=merged, **kwargs)
 
     def kubectl_command(self) -> list[str]:
         """kubectl with this server's kubeconfig and its own discovery cache."""

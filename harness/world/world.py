@@ -225,14 +225,20 @@ class World:
         """Move virtual time forward, running due work in order and settling."""
         self.manager.advance(seconds)
 
-    def advance_until(self, target: float, *, stop_after_write: bool = False) -> tuple[float, bool]:
+    def advance_until(
+        self, target: float, *, stop_after_write: bool = False, pause: Callable[[], bool] | None = None
+    ) -> tuple[float, bool]:
         """Move virtual time forward to ``target`` as :meth:`advance` does; the time reached, and
         whether anything was written on the way. With ``stop_after_write`` it stops at the first
         instant at which any cluster was written to, so controllers in another process see that
-        write at the instant it happened."""
+        write at the instant it happened. ``pause``, asked after each settled instant, stops the
+        run early when it answers True (the served world advances in slices of wall time); call
+        again to go on."""
         before = self._writes()
         changed = lambda: self._writes() != before  # noqa: E731 - asked after every instant
-        reached = self.manager.advance_until(target, changed if stop_after_write else None)
+        stops = [check for check in (changed if stop_after_write else None, pause) if check is not None]
+        stop = (lambda: any(check() for check in stops)) if stops else None
+        reached = self.manager.advance_until(target, stop)
         return reached, changed()
 
     def _writes(self) -> list[tuple[str, int]]:
