@@ -44,6 +44,15 @@ MANAGEMENT_SIMULATORS: dict[str, str] = {
     "reference-hic": "harness.world.hic:ReferenceHic",
 }
 
+# What kube-controller-manager and admission give a fresh cluster (harness/world/cluster_defaults.py):
+# only worlds that name them run them (``serve`` does), so scenario worlds start empty.
+CLUSTER_DEFAULT_SIMULATORS: dict[str, str] = {
+    "serviceaccount": "harness.world.cluster_defaults:ServiceAccounts",
+    "root-ca-cert-publisher": "harness.world.cluster_defaults:RootCAPublisher",
+    "pvc-protection": "harness.world.cluster_defaults:PVCProtection",
+    "pv-protection": "harness.world.cluster_defaults:PVProtection",
+}
+
 SYSTEM_USER = "system:serviceaccount:kube-system:{}"
 # The watch cache sends bookmarks to watches that asked for them about once a minute.
 BOOKMARK_INTERVAL = 60.0
@@ -147,9 +156,18 @@ class World:
     # -- controllers -------------------------------------------------------------------------------
 
     def _install_simulators(self, cluster: str) -> None:
-        for name in [n for n in self.simulator_names if n in SIMULATORS]:
-            factory = _load(SIMULATORS[name])
+        per_cluster = {**SIMULATORS, **CLUSTER_DEFAULT_SIMULATORS}
+        for name in [n for n in self.simulator_names if n in per_cluster]:
+            factory = _load(per_cluster[name])
             controller = factory(self.client(cluster, SYSTEM_USER.format(name)))
+            # A simulator standing for an admission plugin too (StorageObjectInUseProtection) brings it;
+            # one publishing the cluster's CA reads it from the clusters (serve sets it).
+            server = self.clusters.get(cluster)
+            for group, kind, plugin in getattr(controller, "admission_plugins", list)():
+                assert server is not None
+                server.add_admission(group, kind, plugin)
+            if hasattr(controller, "ca_source"):
+                controller.ca_source = lambda: self.clusters.ca_pem
             self._simulators[(cluster, name)] = controller
             self.manager.add(controller)
 
