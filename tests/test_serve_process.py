@@ -123,3 +123,21 @@ def test_sigterm_stops_serve_within_a_second_in_the_middle_of_a_month_long_advan
     assert code == 0 and took < STOP_WITHIN_SECONDS, f"serve took {took:.2f}s to stop"
     answer = outcome[0]
     assert not isinstance(answer, httpx.Response) or answer.status_code == 503
+
+
+def test_the_python_clients_reach_a_fresh_serve_over_https_with_the_kubeconfig_alone(served: ServeProcess) -> None:
+    from kubernetes import client, config
+    from lightkube import Client, KubeConfig
+    from lightkube.resources.core_v1 import ServiceAccount
+
+    api = client.CoreV1Api(config.new_client_from_config(str(served.kubeconfig)))
+    try:
+        node = api.read_node("lifecycle-tck-node-1")
+        created = api.create_namespace({"metadata": {"name": "team-a"}})
+    finally:
+        api.api_client.close()
+    lightkube = Client(config=KubeConfig.from_file(served.kubeconfig))
+    assert [c.status for c in node.status.conditions if c.type == "Ready"] == ["True"]
+    assert created.metadata.name == "team-a"
+    assert eventually(lambda: any(sa.metadata.name == "default" for sa in lightkube.list(ServiceAccount,
+                                                                                         namespace="team-a")))
