@@ -27,13 +27,24 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="lifecycle-tck", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
 
-    serve = sub.add_parser("serve", help="serve the fake API server over HTTP until interrupted")
-    serve.add_argument("--host", default="127.0.0.1")
+    serve = sub.add_parser("serve", help="serve the fake API server over HTTPS until interrupted")
+    serve.add_argument("--host", default="127.0.0.1",
+                       help="the address to listen on (not loopback: needs a token or --insecure-allow-remote)")
     serve.add_argument("--port", type=int, default=0, help="0 picks a free port")
-    serve.add_argument("--kubeconfig", default=None, help="where to write the kubeconfig")
+    serve.add_argument("--kubeconfig", default=None,
+                       help="where to write the kubeconfig (default: a directory private to the user)")
     serve.add_argument("--controllers", default="all", help="all, none, or a comma-separated list")
     serve.add_argument("--fixtures", nargs="*", default=[], help="YAML files or folders to load at start")
-    serve.add_argument("--token", default=None, help="require this bearer token")
+    serve.add_argument("--token-file", default=None, metavar="PATH",
+                       help="require the bearer token this file holds (or set LIFECYCLE_TCK_TOKEN)")
+    serve.add_argument("--token", default=None,
+                       help="require this bearer token (visible to other users in the process list: "
+                            "prefer --token-file or LIFECYCLE_TCK_TOKEN)")
+    serve.add_argument("--insecure-http", action="store_true", default=False,
+                       help="serve plain HTTP instead of HTTPS")
+    serve.add_argument("--insecure-allow-remote", action="store_true", default=False,
+                       help="allow a non-loopback --host without a token")
+    serve.add_argument("--nodes", type=int, default=1, metavar="N", help="Ready Nodes to start with (0: none)")
     serve.add_argument("--chaos", type=_rate, default=None, metavar="RATE",
                        help="answer about RATE (0..1] of the API requests with 409, 429 or 500 "
                             "(not those of the world's simulators)")
@@ -124,7 +135,8 @@ def _serve(args: argparse.Namespace) -> int:
 
     return serve(
         host=args.host, port=args.port, kubeconfig=args.kubeconfig, controllers=args.controllers,
-        fixtures=args.fixtures, token=args.token, chaos=args.chaos,
+        fixtures=args.fixtures, token=args.token, chaos=args.chaos, token_file=args.token_file,
+        insecure_http=args.insecure_http, insecure_allow_remote=args.insecure_allow_remote, nodes=args.nodes,
     )
 
 

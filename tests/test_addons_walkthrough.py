@@ -15,7 +15,6 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 from test_http_fixtures import KUBECTL, KUBECTL_TIMEOUT, ServeProcess, serve_process
 
@@ -43,6 +42,8 @@ COMMANDS = (APPLY_CLUSTER, WAIT_INITIALIZED, APPLY_ADDONS, GET_SUMMARIES, GET_AD
 PROFILES = ("cert-manager", "ingress", "monitoring")
 # What each profile deploys (addons.yaml), in the order they must leave: dependents first.
 REMOVAL_ORDER = ["monitoring-config", "ingress-config", "cert-manager-config", "cert-manager"]
+ADDONS_USER = "system:serviceaccount:kube-system:addons"
+NAMESPACE_CONTROLLER = "system:serviceaccount:kube-system:namespace"
 DEADLINE_SECONDS = 60.0
 STEP_SECONDS = 5
 
@@ -82,7 +83,7 @@ def _until(served: ServeProcess, check: Any, what: str, advance: float = 0) -> A
 
 
 def _audit(served: ServeProcess, path: str) -> list[dict[str, Any]]:
-    with httpx.Client(base_url=served.base_url, timeout=30) as http:
+    with served.http(timeout=30) as http:
         answer = http.get(path)
         answer.raise_for_status()
         return list(answer.json()["items"])
@@ -92,7 +93,7 @@ def test_the_readme_shows_exactly_these_commands_and_files() -> None:
     text = README.read_text()
     for command in COMMANDS:
         assert command in text, f"the README does not show: {command}"
-    assert f'curl -s "http://127.0.0.1:8001{AUDIT_PATH}"' in text
+    assert f'curl -s --cacert ./ca.crt "https://127.0.0.1:8001{AUDIT_PATH}"' in text
     assert {p.name for p in EXAMPLES.iterdir()} == {"cluster.yaml", "addons.yaml"}
 
 
@@ -133,9 +134,13 @@ def test_a_new_user_sees_the_add_ons_leave_dependents_first_while_the_cluster_wa
             waiter.wait(KUBECTL_TIMEOUT)
     assert waiter.returncode == 0, output
 
-    deletes = [r for r in _audit(served, AUDIT_PATH) if r["seq"] > before]
+    every_delete = [r for r in _audit(served, AUDIT_PATH) if r["seq"] > before]
+    deletes = [r for r in every_delete if r["user"] == ADDONS_USER]
     assert [r["name"] for r in deletes] == REMOVAL_ORDER
-    assert {r["user"] for r in deletes} == {"system:serviceaccount:kube-system:addons"}
+    # Besides the add-ons, only what kube-controller-manager put into the namespace that left with them.
+    others = {(r["resource"], r["name"], r["user"]) for r in every_delete if r["user"] != ADDONS_USER}
+    assert others <= {("serviceaccounts", "default", NAMESPACE_CONTROLLER),
+                      ("configmaps", "kube-root-ca.crt", NAMESPACE_CONTROLLER)}, others
     # The Cluster was let go (ok-to-delete) only after the last add-on had left.
     cluster_writes = _audit(served, "/harness/v1/audit?cluster=management&resource=clusters.cluster.x-k8s.io")
     released = [r["seq"] for r in cluster_writes if OK_TO_DELETE_ANNOTATION in json.dumps(r.get("diff"))]

@@ -295,12 +295,13 @@ def test_the_command_line_refuses_a_chaos_rate_outside_0_to_1(capsys: pytest.Cap
 
 
 def test_serve_with_chaos_fails_some_api_requests_but_not_the_admin_api(tmp_path: Path) -> None:
+    from tests.test_http_fixtures import kubeconfig_ca
     from tests.test_serve_cli import _start, _stop
 
-    proc, base, _ = _start(["--controllers", "none", "--kubeconfig", str(tmp_path / "kubeconfig"),
-                            "--chaos", "0.6"])
+    proc, base, kubeconfig = _start(["--controllers", "none", "--kubeconfig", str(tmp_path / "kubeconfig"),
+                                     "--chaos", "0.6"])
     try:
-        with httpx.Client(base_url=base, timeout=10.0) as session:
+        with httpx.Client(base_url=base, timeout=10.0, verify=kubeconfig_ca(kubeconfig)) as session:
             codes = [session.get(CONFIGMAPS).status_code for _ in range(40)]
             rules = session.get(FAULTS).json()["items"]
     finally:

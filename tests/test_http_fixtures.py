@@ -6,9 +6,11 @@ world is touched from the test thread only before the server starts).
 
 from __future__ import annotations
 
+import base64
 import json
 import re
 import shutil
+import ssl
 import subprocess
 import sys
 import threading
@@ -40,7 +42,8 @@ class Reachable:
         """An HTTP client of the server (with the token, if any; ``headers`` add to or override it)."""
         merged = {"Authorization": f"Bearer {self.token}"} if self.token else {}
         merged.update(headers or {})
-        return httpx.Client(base_url=self.base_url, headers=merged, timeout=10.0, **kwargs)
+        kwargs.setdefault("timeout", 10.0)
+        return httpx.Client(base_url=self.base_url, headers=merged, **kwargs)
 
     def kubectl_command(self) -> list[str]:
         """kubectl with this server's kubeconfig and its own discovery cache."""
@@ -124,9 +127,22 @@ SERVE_START_TIMEOUT = 20.0
 SERVE_STOP_TIMEOUT = 15.0
 
 
+def kubeconfig_ca(kubeconfig: Path) -> ssl.SSLContext | bool:
+    """An SSL context trusting the CA a kubeconfig carries (``certificate-authority-data`` of its
+    first cluster), or True (the system's CAs) when it carries none."""
+    import yaml
+
+    cluster = yaml.safe_load(kubeconfig.read_text())["clusters"][0]["cluster"]
+    data = cluster.get("certificate-authority-data")
+    if not data:
+        return True
+    return ssl.create_default_context(cadata=base64.b64decode(data).decode())
+
+
 @dataclass
 class ServeProcess(Reachable):
-    """A ``python -m harness serve`` process (its own world, clock following wall time)."""
+    """A ``python -m harness serve`` process (its own world, clock following wall time), served
+    over HTTPS with the CA its kubeconfig carries."""
 
     process: subprocess.Popen[bytes]
     base_url: str
@@ -134,6 +150,11 @@ class ServeProcess(Reachable):
     kubeconfig: Path
     cache_dir: Path
     log: Path
+
+    def http(self, headers: dict[str, str] | None = None, **kwargs: Any) -> httpx.Client:
+        """An HTTP client of the server that trusts its CA."""
+        kwargs.setdefault("verify", kubeconfig_ca(self.kubeconfig))
+        return super().http(headers, **kwargs)
 
     def advance(self, seconds: float) -> None:
         """Move the served world's clock forward (``POST /harness/v1/clock/advance``)."""

@@ -34,7 +34,8 @@ spec:
 
 @pytest.fixture
 def served(tmp_path: Path) -> Iterator[ServeProcess]:
-    yield from serve_process(tmp_path, "--controllers", "all")
+    # The test's own Nodes, none of serve's: where Pods land and how many a DaemonSet wants is the test's.
+    yield from serve_process(tmp_path, "--controllers", "all", "--nodes", "0")
 
 
 def _image(served: ServeProcess) -> str:

@@ -4,9 +4,9 @@ against ``python -m harness serve`` and ``python -m harness extension`` as real 
 in a temporary directory. Every wait has a wall-clock deadline and both processes are always stopped.
 
 The commands are the README's with only where things are changed: ``.venv/bin/python`` is this Python,
-``--port 8001``/``--port 9443`` are ``--port 0`` (the printed URLs are used), ``./kubeconfig`` and
-``./ext-certs`` are in the temporary directory, ``examples/`` is the repository's, and kubectl gets a cache
-directory of its own.
+``--port 8001``/``--port 9443`` are ``--port 0`` (the printed URLs are used), ``./kubeconfig``,
+``./ca.crt`` and ``./ext-certs`` are in the temporary directory, ``examples/`` is the repository's, and
+kubectl gets a cache directory of its own.
 """
 
 from __future__ import annotations
@@ -45,7 +45,7 @@ REGISTER = "kubectl apply -f ./ext-certs/extensionconfig.yaml"
 DISCOVERED = "kubectl wait --for=condition=Discovered extensionconfig/test-extension --timeout=30s"
 APPLY_CLASS = "kubectl apply -f examples/runtime_walkthrough/clusterclass.yaml"
 APPLY_CLUSTER = "kubectl apply -f examples/runtime_walkthrough/cluster.yaml"
-ADVANCE_10 = """curl -X POST http://127.0.0.1:8001/harness/v1/clock/advance -d '{"seconds": 10}'"""
+ADVANCE_10 = """curl --cacert ./ca.crt --json '{"seconds": 10}' https://127.0.0.1:8001/harness/v1/clock/advance"""
 INITIALIZED = "kubectl wait --for=condition=ControlPlaneInitialized cluster/c1 --timeout=30s"
 GET_ALL = "kubectl get cluster,kubeadmcontrolplane,machinedeployment,machine"
 CONFIGMAP = "c1-test-extension-test-extension-hookresponses"
@@ -56,9 +56,9 @@ TOPOLOGY_MESSAGE = ("kubectl get cluster c1 -o "
                     """jsonpath='{.status.conditions[?(@.type=="TopologyReconciled")].message}'""")
 CP_VERSION = "kubectl get kubeadmcontrolplane c1 -o jsonpath='{.spec.version}'"
 RELEASE_UPGRADE = PATCH + "release-upgrade.yaml"
-ADVANCE_30 = """curl -X POST http://127.0.0.1:8001/harness/v1/clock/advance -d '{"seconds": 30}'"""
+ADVANCE_30 = """curl --cacert ./ca.crt --json '{"seconds": 30}' https://127.0.0.1:8001/harness/v1/clock/advance"""
 CP_UPGRADED = "kubectl wait --for=jsonpath='{.spec.version}'=v1.32.0 kubeadmcontrolplane/c1 --timeout=30s"
-ADVANCE_60 = """curl -X POST http://127.0.0.1:8001/harness/v1/clock/advance -d '{"seconds": 60}'"""
+ADVANCE_60 = """curl --cacert ./ca.crt --json '{"seconds": 60}' https://127.0.0.1:8001/harness/v1/clock/advance"""
 MD_UPGRADED = ("kubectl wait --for=jsonpath='{.spec.template.spec.version}'=v1.32.0 machinedeployment/c1-md-0 "
                "--timeout=30s")
 RECONCILED = "kubectl wait --for=condition=TopologyReconciled cluster/c1 --timeout=30s"
@@ -69,7 +69,7 @@ DELETING_MESSAGE = ("kubectl get cluster c1 -o "
                     """jsonpath='{.status.v1beta2.conditions[?(@.type=="Deleting")].message}'""")
 GET_MACHINES = "kubectl get machines"
 RELEASE_DELETE = PATCH + "release-delete.yaml"
-ADVANCE_120 = """curl -X POST http://127.0.0.1:8001/harness/v1/clock/advance -d '{"seconds": 120}'"""
+ADVANCE_120 = """curl --cacert ./ca.crt --json '{"seconds": 120}' https://127.0.0.1:8001/harness/v1/clock/advance"""
 GONE = "kubectl wait --for=delete cluster/c1 --timeout=30s"
 
 # Every line of the README's code blocks, in order.
@@ -81,7 +81,7 @@ COMMANDS = [
     BLOCK_DELETE, DELETE, DELETING_MESSAGE, GET_MACHINES, RELEASE_DELETE, ADVANCE_120, GONE,
 ]
 
-SERVING = re.compile(r"Serving the fake Kubernetes API at (http://\S+)")
+SERVING = re.compile(r"Serving the fake Kubernetes API at (https://\S+)")
 EXTENSION_URL = re.compile(r"Runtime Extension: (https://\S+)")
 PICKED_UP = f"answering from the ConfigMap default/{CONFIGMAP}"
 
@@ -164,8 +164,9 @@ class Walkthrough:
                 .replace("--port 8001", "--port 0").replace("--port 9443", "--port 0")
                 .replace("./kubeconfig", str(self.kubeconfig))
                 .replace("./ext-certs", str(self.folder / "ext-certs"))
+                .replace("./ca.crt", str(self.folder / "ca.crt"))
                 .replace(" examples/", f" {ROOT / 'examples'}/")
-                .replace("http://127.0.0.1:8001", self.server_url))
+                .replace("https://127.0.0.1:8001", self.server_url))
         argv = shlex.split(text)
         if argv[0] == "kubectl":
             return [KUBECTL, "--cache-dir", str(self.folder / "kubectl-cache"), *argv[1:]]

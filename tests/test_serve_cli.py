@@ -77,7 +77,7 @@ def test_serve_loads_fixtures_prints_a_kubeconfig_and_stops_cleanly(tmp_path: Pa
     fixture.write_text(FIXTURE)
     proc, url, kubeconfig = _start(["--kubeconfig", str(tmp_path / "kc"), "--fixtures", str(fixture)])
     try:
-        assert url.startswith("http://127.0.0.1:")
+        assert url.startswith("https://127.0.0.1:")  # HTTPS by default, as kind and envtest serve
         assert kubeconfig == tmp_path / "kc"
         assert oct(kubeconfig.stat().st_mode & 0o777) == "0o600"
         out = _kubectl(kubeconfig, tmp_path / "cache", "get", "configmap", "settings", "-n", "shop",

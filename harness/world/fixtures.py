@@ -51,31 +51,58 @@ def read_documents(paths: Iterable[str | Path]) -> list[tuple[str, dict[str, Any
         for file in files:
             try:
                 docs = _parse(file)
-            except (OSError, yaml.YAMLError) as err:
-                raise FixtureError(f"{file}: {err}") from err
-            for doc in docs:
+            except (OSError, UnicodeDecodeError, yaml.YAMLError) as err:
+                raise FixtureError(f"{file}: {' '.join(str(err).split())}") from err
+            for number, doc in enumerate(docs, start=1):
                 if doc is None:
                     continue
-                if not isinstance(doc, dict) or "kind" not in doc or "apiVersion" not in doc:
-                    raise FixtureError(f"{file}: a document without apiVersion and kind")
+                _check_object(file, number, doc)
                 is_list = doc["kind"].endswith("List") and isinstance(doc.get("items"), list)
-                out.extend((str(file), item) for item in (doc["items"] if is_list else [doc]))
+                items = doc["items"] if is_list else [doc]
+                for item in items:
+                    _check_object(file, number, item)
+                out.extend((str(file), item) for item in items)
     return out
 
 
+def _check_object(file: Path, number: int, doc: Any) -> None:
+    """FixtureError unless ``doc`` is an object with string ``apiVersion`` and ``kind`` and, when
+    given, an object ``metadata``: what every later step takes for granted."""
+    where = f"{file}: document {number}"
+    if not isinstance(doc, dict):
+        raise FixtureError(f"{where}: not an object but {type(doc).__name__}")
+    for field in ("apiVersion", "kind"):
+        if not isinstance(doc.get(field), str) or not doc[field]:
+            shown = "missing" if field not in doc else f"{doc[field]!r} ({type(doc[field]).__name__})"
+            raise FixtureError(f"{where}: {field} must be a non-empty string, not {shown}")
+    if "metadata" in doc and not isinstance(doc["metadata"], dict):
+        raise FixtureError(f"{where}: metadata must be an object")
+
+
 def apply_documents(client: Client, documents: list[tuple[str, dict[str, Any]]]) -> list[dict[str, Any]]:
-    """Create each object (replacing one that exists); the API's refusal names the file."""
+    """Create each object (replacing one that exists); a refusal, whatever its kind, is a
+    :class:`FixtureError` naming the file and the object."""
     created = []
     for source, doc in sorted(documents, key=lambda d: _ORDER.get(d[1].get("kind", ""), 2)):
         try:
-            created.append(client.create(doc))
+            created.append(_create_or_replace(client, doc))
         except ApiError as err:
-            if err.code != 409 or err.reason != "AlreadyExists":
-                name = (doc.get("metadata") or {}).get("name")
-                raise FixtureError(f"{source}: {doc['kind']} {name}: {err.message}") from err
-            meta = doc.get("metadata") or {}
-            current = client.get(doc["apiVersion"], doc["kind"], meta.get("name", ""), meta.get("namespace"))
-            replacement = dict(doc)
-            replacement["metadata"] = {**meta, "resourceVersion": current["metadata"]["resourceVersion"]}
-            created.append(client.update(replacement))
+            name = (doc.get("metadata") or {}).get("name")
+            raise FixtureError(f"{source}: {doc['kind']} {name}: {err.message}") from err
+        except Exception as err:  # noqa: BLE001 - whatever the server makes of it, the user needs the file
+            name = (doc.get("metadata") or {}).get("name")
+            raise FixtureError(f"{source}: {doc['kind']} {name}: refused: {type(err).__name__}: {err}") from err
     return created
+
+
+def _create_or_replace(client: Client, doc: dict[str, Any]) -> dict[str, Any]:
+    try:
+        return client.create(doc)
+    except ApiError as err:
+        if err.code != 409 or err.reason != "AlreadyExists":
+            raise
+    meta = doc.get("metadata") or {}
+    current = client.get(doc["apiVersion"], doc["kind"], meta.get("name", ""), meta.get("namespace"))
+    replacement = dict(doc)
+    replacement["metadata"] = {**meta, "resourceVersion": current["metadata"]["resourceVersion"]}
+    return client.update(replacement)

@@ -45,6 +45,15 @@ MANAGEMENT_SIMULATORS: dict[str, str] = {
     "reference-hic": "harness.world.hic:ReferenceHic",
 }
 
+# What kube-controller-manager and admission give a fresh cluster (harness/world/cluster_defaults.py):
+# only worlds that name them run them (``serve`` does), so scenario worlds start empty.
+CLUSTER_DEFAULT_SIMULATORS: dict[str, str] = {
+    "serviceaccount": "harness.world.cluster_defaults:ServiceAccounts",
+    "root-ca-cert-publisher": "harness.world.cluster_defaults:RootCAPublisher",
+    "pvc-protection": "harness.world.cluster_defaults:PVCProtection",
+    "pv-protection": "harness.world.cluster_defaults:PVProtection",
+}
+
 SYSTEM_USER = "system:serviceaccount:kube-system:{}"
 # The watch cache sends bookmarks to watches that asked for them about once a minute.
 BOOKMARK_INTERVAL = 60.0
@@ -148,9 +157,18 @@ class World:
     # -- controllers -------------------------------------------------------------------------------
 
     def _install_simulators(self, cluster: str) -> None:
-        for name in [n for n in self.simulator_names if n in SIMULATORS]:
-            factory = _load(SIMULATORS[name])
+        per_cluster = {**SIMULATORS, **CLUSTER_DEFAULT_SIMULATORS}
+        for name in [n for n in self.simulator_names if n in per_cluster]:
+            factory = _load(per_cluster[name])
             controller = factory(self.client(cluster, SYSTEM_USER.format(name)))
+            # A simulator standing for an admission plugin too (StorageObjectInUseProtection) brings it;
+            # one publishing the cluster's CA reads it from the clusters (serve sets it).
+            server = self.clusters.get(cluster)
+            for group, kind, plugin in getattr(controller, "admission_plugins", list)():
+                assert server is not None
+                server.add_admission(group, kind, plugin)
+            if hasattr(controller, "ca_source"):
+                controller.ca_source = lambda: self.clusters.ca_pem
             self._simulators[(cluster, name)] = controller
             self.manager.add(controller)
 
@@ -226,14 +244,20 @@ class World:
         """Move virtual time forward, running due work in order and settling."""
         self.manager.advance(seconds)
 
-    def advance_until(self, target: float, *, stop_after_write: bool = False) -> tuple[float, bool]:
+    def advance_until(
+        self, target: float, *, stop_after_write: bool = False, pause: Callable[[], bool] | None = None
+    ) -> tuple[float, bool]:
         """Move virtual time forward to ``target`` as :meth:`advance` does; the time reached, and
         whether anything was written on the way. With ``stop_after_write`` it stops at the first
         instant at which any cluster was written to, so controllers in another process see that
-        write at the instant it happened."""
+        write at the instant it happened. ``pause``, asked after each settled instant, stops the
+        run early when it answers True (the served world advances in slices of wall time); call
+        again to go on."""
         before = self._writes()
         changed = lambda: self._writes() != before  # noqa: E731 - asked after every instant
-        reached = self.manager.advance_until(target, changed if stop_after_write else None)
+        stops = [check for check in (changed if stop_after_write else None, pause) if check is not None]
+        stop = (lambda: any(check() for check in stops)) if stops else None
+        reached = self.manager.advance_until(target, stop)
         return reached, changed()
 
     def _writes(self) -> list[tuple[str, int]]:

@@ -12,17 +12,20 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import threading
 from collections.abc import AsyncIterator
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
-from starlette.routing import Route
+from starlette.routing import Mount, Route
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from harness.apiserver import faults
-from harness.apiserver.clusters import MANAGEMENT, cluster_path
+from harness.apiserver.clusters import cluster_path
 from harness.apiserver.http import admin, auth, discovery, openapi, requestinfo
+from harness.apiserver.http.guard import HostCheck
 from harness.apiserver.http.negotiation import parse_accept
 from harness.apiserver.http.protocol import ServedWorld
 from harness.apiserver.http.responses import (
@@ -79,8 +82,8 @@ class Facade:
         cluster, path = split
         path = path.rstrip("/") or "/"
         user = auth.ADMIN if auth.is_open(path) else auth.identify(request.headers, self.token)
-        if cluster == MANAGEMENT and admin.is_admin(path):
-            return await admin.serve_admin(self.world, request, path, self.watches)
+        if admin.is_admin(path):  # the management cluster's admin API is mounted; nothing else has one
+            raise path_not_found()
         server = self.world.clusters.get(cluster)
         if server is None:
             raise path_not_found()
@@ -135,14 +138,45 @@ async def _tick(world: ServedWorld, seconds: float) -> None:
         _settle(world)
 
 
-def create_app(world: ServedWorld, *, token: str | None = None, tick_seconds: float | None = None) -> Starlette:
-    """A Starlette app serving ``world``'s clusters, the admin API, discovery, OpenAPI and health.
+class HostGuard:
+    """ASGI middleware: requests whose ``Host`` header names another server are refused (400
+    ``Status``) before anything else runs, so a web page cannot reach the server through DNS
+    rebinding (harness/apiserver/http/guard.py)."""
+
+    def __init__(self, app: ASGIApp, hosts: HostCheck) -> None:
+        self.app = app
+        self.hosts = hosts
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            headers = {key.decode("latin-1"): value.decode("latin-1") for key, value in scope["headers"]}
+            try:
+                self.hosts.check(headers)
+            except errors.StatusError as err:
+                await status_response(err)(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
+
+
+def create_app(
+    world: ServedWorld,
+    *,
+    token: str | None = None,
+    tick_seconds: float | None = None,
+    hosts: HostCheck | None = None,
+) -> Starlette:
+    """A Starlette app serving ``world``'s clusters, the admin API (a FastAPI app mounted at
+    ``/harness/v1``), discovery, OpenAPI and health.
 
     ``token``: require ``Authorization: Bearer <token>`` (health and version stay open).
     ``tick_seconds``: settle the world this often between requests (for worlds whose clock
-    follows wall time). ``app.state.watches`` holds the open watch streams (closed at shutdown);
-    ``app.state.faults`` the world's fault injector (harness/apiserver/faults.py)."""
+    follows wall time). ``hosts``: the host names the ``Host`` header may give (None: any).
+    ``app.state.watches`` holds the open watch streams (closed at shutdown);
+    ``app.state.faults`` the world's fault injector (harness/apiserver/faults.py);
+    ``app.state.stopping`` is set when the server starts shutting down (a clock advance stops)."""
     facade = Facade(world, token)
+    stopping = threading.Event()
+    admin_app = admin.create_admin_app(world, facade.watches, token=token, stopping=stopping)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -155,11 +189,14 @@ def create_app(world: ServedWorld, *, token: str | None = None, tick_seconds: fl
                 ticker.cancel()
 
     app = Starlette(
-        routes=[Route("/{path:path}", facade.handle, methods=METHODS)],
+        routes=[Mount(admin.ADMIN_PREFIX, app=admin_app), Route("/{path:path}", facade.handle, methods=METHODS)],
         exception_handlers={HTTPException: _error_handler, Exception: _error_handler},
         lifespan=lifespan,
     )
+    if hosts is not None:
+        app.add_middleware(HostGuard, hosts=hosts)
     app.state.world = world
+    app.state.stopping = stopping
     app.state.watches = facade.watches
     # Shared with the world's in-process clients; rules come through POST /harness/v1/faults.
     app.state.faults = faults.injector_of(world.clusters)

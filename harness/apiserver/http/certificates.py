@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import datetime
 import ipaddress
+import os
 from dataclasses import dataclass
+from pathlib import Path
 
 from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
@@ -72,3 +74,14 @@ def issue_server_certificate(ca: KeyPair, hosts: list[str], common_name: str = "
         .sign(ca_key, hashes.SHA256())  # type: ignore[arg-type]
     )
     return KeyPair(cert.public_bytes(serialization.Encoding.PEM), _pem(key))
+
+
+def write_private(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` readable and writable by the owner only (0600), from the first
+    byte on: an existing file of a wider mode is narrowed before it is rewritten."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    try:
+        os.fchmod(fd, 0o600)
+        os.write(fd, data)
+    finally:
+        os.close(fd)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, Protocol
 
 from harness.apiserver.audit import AuditLog
@@ -41,9 +42,12 @@ class ServedWorld(Protocol):
         """Move virtual time forward, running due work, then settle."""
         ...
 
-    def advance_until(self, target: float, *, stop_after_write: bool = False) -> tuple[float, bool]:
+    def advance_until(
+        self, target: float, *, stop_after_write: bool = False, pause: Callable[[], bool] | None = None
+    ) -> tuple[float, bool]:
         """Move virtual time forward to ``target`` (stopping at the first instant with a write,
-        if asked), running due work, then settle; the time reached and whether anything was written."""
+        if asked, or when ``pause`` answers True), running due work, then settle; the time reached
+        and whether anything was written."""
         ...
 
     def next_due(self) -> float | None:

@@ -79,7 +79,11 @@ class Server(uvicorn.Server):
         should_exit = await super().on_tick(counter)
         if should_exit and not self._streams_closed:
             self._streams_closed = True
-            watches = getattr(getattr(self._app, "state", None), "watches", None)
+            state = getattr(self._app, "state", None)
+            stopping = getattr(state, "stopping", None)
+            if stopping is not None:
+                stopping.set()  # a clock advance in progress stops at its next slice
+            watches = getattr(state, "watches", None)
             if watches is not None:
                 watches.close_all()
         return should_exit

@@ -5,10 +5,13 @@
 - ``POST /hooks.runtime.cluster.x-k8s.io/v1alpha1/<lowercase hook>/<handler>`` for the six lifecycle
   hooks: the scripted, ConfigMap or default answer (``harness.world.extension.responses``); a request
   that is not a JSON object is answered 400.
-- Admin, under ``/admin/``: ``GET calls[?hook=<Hook>]`` (``{"items": [...]}``, oldest first),
-  ``POST answers`` with ``{"hook", "cluster"?, "response"? | "behaviour"?}`` (neither: forget),
-  ``POST discovery`` with a DiscoveryResponse body (``{}``: back to the default; ``"behaviour": "hang"``
-  makes discovery hang), ``POST reset``. ``calls?hook=Discovery`` lists the discovery calls.
+- Admin, under ``/admin/`` (a typed FastAPI app: OpenAPI at ``/admin/openapi.json``, docs at
+  ``/admin/docs``; errors are Kubernetes ``Status`` bodies; only ``application/json`` bodies (415) and
+  no foreign ``Origin`` (403), as the served world's admin API): ``GET calls[?hook=<Hook>]``
+  (``{"items": [...]}``, oldest first), ``POST answers`` with ``{"hook", "cluster"?, "response"? |
+  "behaviour"?}`` (neither: forget), ``POST discovery`` with a DiscoveryResponse body (``{}``: back to
+  the default; ``"behaviour": "hang"`` makes discovery hang), ``POST reset``. ``calls?hook=Discovery``
+  lists the discovery calls.
 """
 
 from __future__ import annotations
@@ -17,10 +20,13 @@ import asyncio
 import json
 from typing import Any
 
-from fastapi import FastAPI, Request
+from fastapi import APIRouter, FastAPI, Request
 from fastapi.responses import JSONResponse, PlainTextResponse, RedirectResponse, Response
+from pydantic import BaseModel, ConfigDict, Field
 
 from controllers.runtime.api import CATALOG, DISCOVERY, HOOKS_GROUP, HOOKS_VERSION
+from harness.apiserver.http.admin import JSONBodyRoute, typed_app
+from harness.kube import errors
 from harness.world.extension.responses import (
     ANY_CLUSTER,
     ERROR,
@@ -32,6 +38,7 @@ from harness.world.extension.responses import (
 )
 
 HOOKS_PREFIX = f"/{HOOKS_GROUP}/{HOOKS_VERSION}"
+ADMIN_PREFIX = "/admin"
 REDIRECT_TARGET = "/elsewhere"
 GARBAGE_BODY = "this is not JSON {"
 ERROR_BODY = "internal error: the extension failed"
@@ -82,38 +89,75 @@ def create_app(responder: HookResponder) -> FastAPI:
             return JSONResponse({})
         return JSONResponse(answer.response)
 
-    @app.get("/admin/calls")
-    async def calls(hook: str | None = None) -> JSONResponse:
-        return JSONResponse({"items": [c.to_dict() for c in responder.calls_of(hook)]})
+    app.mount(ADMIN_PREFIX, _admin_app(responder))
+    return app
 
-    @app.post("/admin/answers")
-    async def answers(request: Request) -> Response:
-        body = await _body(request)
-        if body is None:
-            return PlainTextResponse(BAD_REQUEST, status_code=400)
+
+class _Body(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True, allow_inf_nan=False)
+
+
+class Answer(_Body):
+    """How to answer a hook: a response, a misbehaviour, or (neither) what was scripted is forgotten."""
+
+    hook: str = Field(description="one of the six lifecycle hooks, e.g. BeforeClusterUpgrade")
+    cluster: str | None = Field(None, description="<namespace>/<name> of the Cluster; default: every Cluster")
+    response: dict[str, Any] | None = None
+    behaviour: str | None = Field(None, description="hang, redirect, garbage, error or no-status")
+
+
+class Discovery(BaseModel):
+    """A DiscoveryResponse to answer with (``{}``: the default), or ``behaviour: hang``."""
+
+    model_config = ConfigDict(extra="allow", allow_inf_nan=False)
+    behaviour: str | None = None
+
+
+class Done(BaseModel):
+    """The change was made."""
+
+    ok: bool = True
+
+
+class Calls(BaseModel):
+    """The calls received, oldest first."""
+
+    items: list[dict[str, Any]]
+
+
+def _admin_app(responder: HookResponder) -> FastAPI:
+    app = typed_app("lifecycle-tck reference Runtime Extension admin API",
+                    "Script the extension's answers and read the calls it received. Errors are Kubernetes Status "
+                    "objects.", prefix=ADMIN_PREFIX)
+    router = APIRouter(route_class=JSONBodyRoute)
+
+    @router.get("/calls", response_model=Calls, summary="the calls received")
+    async def calls(hook: str | None = None) -> dict[str, Any]:
+        return {"items": [c.to_dict() for c in responder.calls_of(hook)]}
+
+    @router.post("/answers", response_model=Done, summary="script a hook's answer")
+    async def answers(body: Answer) -> dict[str, Any]:
         try:
-            responder.script(str(body.get("hook", "")), response=body.get("response"),
-                             behaviour=body.get("behaviour"), cluster=str(body.get("cluster") or ANY_CLUSTER))
+            responder.script(body.hook, response=body.response, behaviour=body.behaviour,
+                             cluster=body.cluster or ANY_CLUSTER)
         except ValueError as err:
-            return PlainTextResponse(str(err), status_code=400)
-        return JSONResponse({"ok": True})
+            raise errors.bad_request(str(err)) from None
+        return {"ok": True}
 
-    @app.post("/admin/discovery")
-    async def set_discovery(request: Request) -> Response:
-        body = await _body(request)
-        if body is None:
-            return PlainTextResponse(BAD_REQUEST, status_code=400)
-        behaviour = body.pop("behaviour", None)
+    @router.post("/discovery", response_model=Done, summary="set the discovery answer")
+    async def set_discovery(body: Discovery) -> dict[str, Any]:
         try:
-            responder.set_discovery_behaviour(behaviour)
+            responder.set_discovery_behaviour(body.behaviour)
         except ValueError as err:
-            return PlainTextResponse(str(err), status_code=400)
-        responder.set_discovery(body or None)
-        return JSONResponse({"ok": True})
+            raise errors.bad_request(str(err)) from None
+        response = body.model_dump(exclude={"behaviour"})
+        responder.set_discovery(response or None)
+        return {"ok": True}
 
-    @app.post("/admin/reset")
-    async def reset() -> JSONResponse:
+    @router.post("/reset", response_model=Done, summary="forget answers, discovery and calls")
+    async def reset() -> dict[str, Any]:
         responder.reset()
-        return JSONResponse({"ok": True})
+        return {"ok": True}
 
+    app.include_router(router)
     return app

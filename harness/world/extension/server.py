@@ -24,7 +24,7 @@ from types import TracebackType
 from typing import Any
 
 from controllers.runtime.api import API_VERSION, EXTENSION_CONFIG_KIND, FAILURE_POLICY_FAIL
-from harness.apiserver.http.certificates import KeyPair, issue_server_certificate, make_ca
+from harness.apiserver.http.certificates import KeyPair, issue_server_certificate, make_ca, write_private
 from harness.apiserver.http.serve import Server, bind, run_server
 from harness.world.extension.app import create_app
 from harness.world.extension.responses import ConfigMapSync, HookResponder
@@ -47,15 +47,18 @@ def load_or_make_certificates(cert_dir: Path, hosts: list[str]) -> tuple[KeyPair
     cert_dir.mkdir(parents=True, exist_ok=True)
     paths = [cert_dir / name for name in (CA_FILE, CA_KEY_FILE, CERT_FILE, KEY_FILE)]
     if all(p.exists() for p in paths):
+        for key_file in (paths[1], paths[3]):
+            key_file.chmod(0o600)  # a key left readable by others (an older kit, a copy) is narrowed
         ca_pem, ca_key, cert, key = (p.read_bytes() for p in paths)
         return KeyPair(ca_pem, ca_key), KeyPair(cert, key)
     ca = make_ca("lifecycle-tck-extension-ca")
     server = issue_server_certificate(ca, list(dict.fromkeys([*DEFAULT_HOSTS, *hosts])),
                                       common_name="lifecycle-tck-extension")
     for path, data in zip(paths, (ca.cert_pem, ca.key_pem, server.cert_pem, server.key_pem)):
-        path.write_bytes(data)
         if path.name.endswith(".key"):
-            path.chmod(0o600)
+            write_private(path, data)
+        else:
+            path.write_bytes(data)
     return ca, server
 
 
