@@ -4,6 +4,7 @@ structured-merge-diff v4 and kube-apiserver 1.32 follow, without HTTP."""
 from __future__ import annotations
 
 import copy
+import json
 from typing import Any
 
 import pytest
@@ -240,3 +241,37 @@ def test_the_manager_comes_from_the_user_agent_prefix() -> None:
     assert mf.manager_from_user_agent("kubectl/v1.32.0 (linux/amd64) kubernetes/abc") == "kubectl"
     assert mf.manager_from_user_agent("OpenAPI-Generator/32.0.1/python") == "OpenAPI-Generator"
     assert mf.manager_from_user_agent(None) == ""
+
+
+@pytest.mark.parametrize("obj", [
+    {"metadata": {"labels": {"a": "b"}}, "data": {"x": "1"}},
+    {"spec": {"replicas": 1, "selector": {"matchLabels": {"a": "b"}}, "template": {"metadata": {"labels": {"a": "b"}},
+     "spec": {"containers": [{"name": "c", "image": "i", "ports": [{"containerPort": 80}], "resources": {},
+                              "env": [{"name": "E", "value": "v"}]}], "securityContext": {},
+              "tolerations": [{"key": "k"}]}}, "strategy": {"rollingUpdate": {"maxSurge": 1}}}},
+    {"metadata": {"finalizers": ["a", "b"], "ownerReferences": [{"uid": "u", "kind": "K"}]}, "spec": {}},
+])
+def test_a_create_encodes_what_a_comparison_with_nothing_adds(obj: dict[str, Any]) -> None:
+    shapes = fs.BuiltinShapes("Deployment")
+    assert fs.added_fields_v1(obj, shapes) == fs.encode(fs.compare({}, obj, shapes).added)
+    assert list(fs.added_fields_v1(obj, shapes)) == list(fs.encode(fs.compare({}, obj, shapes).added))
+
+
+@pytest.mark.parametrize(("remove", "add"), [
+    ({("f:data", "f:a")}, set()),
+    ({("f:data", "f:a"), ("f:data", "f:b")}, set()),
+    ({("f:data",)}, {("f:data", "f:z")}),
+    (set(), {("f:spec", "f:list", 'k:{"name":"x"}', "f:v")}),
+    ({("f:spec", "f:list", 'k:{"name":"x"}'), ("f:spec", "f:list", 'k:{"name":"x"}', "f:v")}, set()),
+    (set(), {("f:data", "f:a", "f:deeper"), ("f:a",)}),
+    ({("f:spec", "f:list", 'k:{"name":"x"}', "f:v")}, {("f:spec", "f:other",)}),
+])
+def test_editing_an_encoded_tree_matches_editing_the_decoded_set(remove: set[fs.Path], add: set[fs.Path]) -> None:
+    fields = {("f:data",), ("f:data", "f:a"), ("f:data", "f:b"), ("f:spec", "f:list", 'k:{"name":"x"}'),
+              ("f:spec", "f:list", 'k:{"name":"x"}', "f:v"), ("f:spec", "f:r")}
+    tree = fs.encode(fields)
+    edited = fs.tree_edit(tree, remove, add)
+    expected = fs.encode((fields - remove) | add)
+    assert json.dumps(edited) == json.dumps(expected)  # same tree, same key order at every level
+    assert fs.decode(edited) == (fields - remove) | add
+    assert tree == fs.encode(fields)  # the original is untouched

@@ -22,6 +22,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 from dataclasses import dataclass
+from json.encoder import encode_basestring  # type: ignore[attr-defined]
 from typing import Any
 
 from harness.apiserver import patch as smp
@@ -44,22 +45,38 @@ def field(name: str) -> str:
     return "f:" + name
 
 
+_ENCODER = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, sort_keys=True)
+
+
 def _compact(value: Any) -> str:
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=False, sort_keys=True)
+    # Compact JSON as Go's encoder writes it; strings and integers (nearly every key) take the
+    # fast path, since this runs for every list item of every write.
+    if isinstance(value, str):
+        return encode_basestring(value)
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    if isinstance(value, int):
+        return str(value)
+    return _ENCODER.encode(value)
 
 
 def key_element(item: dict[str, Any], keys: tuple[str, ...], key_defaults: dict[str, Any]) -> str | None:
     """``k:{...}`` for an associative-list item, its key fields sorted by name; None when a key
     field is missing and has no schema default (upstream refuses such an item)."""
-    fields: dict[str, Any] = {}
+    parts: list[tuple[str, Any]] = []
     for name in keys:
-        if name in item and item[name] is not None:
-            fields[name] = item[name]
+        value = item.get(name)
+        if value is not None:
+            parts.append((name, value))
         elif name in key_defaults:
-            fields[name] = key_defaults[name]
+            parts.append((name, key_defaults[name]))
         else:
             return None
-    return "k:" + _compact(dict(sorted(fields.items())))
+    if len(parts) > 1:
+        parts.sort()
+    return "k:{" + ",".join(encode_basestring(n) + ":" + _compact(v) for n, v in parts) + "}"
 
 
 def value_element(value: Any) -> str:
@@ -145,6 +162,75 @@ def decode(fields_v1: Any) -> FieldSet:
 
     walk(fields_v1, ())
     return out
+
+
+# -- editing encoded trees in place of decoding them -------------------------------------------------
+
+
+def _ordered(node: dict[str, Any]) -> None:
+    items = sorted(node.items(), key=lambda kv: (-1, (0, "")) if kv[0] == MEMBER else element_sort_key(kv[0]))
+    node.clear()
+    node.update(items)
+
+
+def tree_edit(tree: dict[str, Any], remove: Iterable[Path], add: Iterable[Path]) -> dict[str, Any]:
+    """``encode((decode(tree) - remove) | add)`` computed on the tree itself: only the nodes along
+    the edited paths are copied (the rest is shared), which keeps a write proportional to what it
+    changed rather than to the size of the object."""
+    root = dict(tree)
+    mine: dict[int, dict[str, Any]] = {id(root): root}
+    reorder: dict[int, dict[str, Any]] = {}
+
+    def child(node: dict[str, Any], element: str) -> dict[str, Any] | None:
+        current = node.get(element)
+        if current is None:
+            return None
+        if id(current) not in mine:
+            current = dict(current)
+            node[element] = current
+            mine[id(current)] = current
+        return current
+
+    for path in remove:
+        stack = [root]
+        node: dict[str, Any] | None = root
+        for element in path:
+            node = child(stack[-1], element)
+            if node is None:
+                break
+            stack.append(node)
+        if node is None or not path:
+            continue
+        if any(k != MEMBER for k in node):
+            node.pop(MEMBER, None)  # stays as the parent of what it holds
+            continue
+        depth = len(path)
+        del stack[depth - 1][path[depth - 1]]
+        for level in range(depth - 1, 0, -1):
+            parent = stack[level]
+            if parent:
+                if list(parent) == [MEMBER]:
+                    stack[level - 1][path[level - 1]] = {}  # a member with no children left
+                break
+            del stack[level - 1][path[level - 1]]  # an emptied parent that was not itself owned
+    for path in add:
+        node = root
+        for index, element in enumerate(path):
+            nxt = child(node, element)
+            if nxt is None:
+                nxt = {}
+                node[element] = nxt
+                mine[id(nxt)] = nxt
+                reorder[id(node)] = node
+            elif not nxt and index < len(path) - 1:
+                nxt[MEMBER] = {}  # an owned leaf gains children and stays owned
+            node = nxt
+        if node and MEMBER not in node:
+            node[MEMBER] = {}
+            reorder[id(node)] = node
+    for node in reorder.values():
+        _ordered(node)
+    return root
 
 
 # -- set algebra ------------------------------------------------------------------------------------
@@ -442,6 +528,8 @@ def compare(old: dict[str, Any], new: dict[str, Any], shapes: Shapes) -> Compari
     def walk(left: Any, right: Any, path: Path, fields: Path) -> None:
         if left is None and right is None:
             return
+        if left == right and type(left) is type(right):
+            return  # nothing changed below here (the common case for most of an object)
         if left is None:
             _subtree(right, path, fields, shapes, result.added)
             return
@@ -495,6 +583,73 @@ def _subtree_item(item: Any, item_path: Path, fields: Path, shapes: Shapes, out:
     if isinstance(item, dict):
         for key, child in item.items():
             _subtree(child, item_path + (field(key),), fields + (key,), shapes, out)
+
+
+def added_fields_v1(obj: dict[str, Any], shapes: Shapes) -> dict[str, Any]:
+    """``encode(compare({}, obj).added)`` in one walk: what a create owns, without building paths."""
+    out: dict[str, Any] = {}
+    for key in obj:
+        node = _added_node(obj[key], (key,), shapes)
+        if node is not None:
+            out[field(key)] = node
+    return _sorted_node(out, member=False)
+
+
+def _sorted_node(children: dict[str, Any], *, member: bool) -> dict[str, Any]:
+    out: dict[str, Any] = {MEMBER: {}} if member and children else {}
+    if len(children) == 1 and not out:
+        return children
+    for element in sorted(children, key=element_sort_key):
+        out[element] = children[element]
+    return out
+
+
+def _added_node(value: Any, fields: Path, shapes: Shapes) -> dict[str, Any] | None:
+    # The encoded node of a wholly added value (None: the value adds no path at all).
+    if isinstance(value, dict):
+        if shapes.dict_shape(fields) == ATOMIC or not value:
+            return {}
+        children: dict[str, Any] = {}
+        for key, child in value.items():
+            node = _added_node(child, fields + (key,), shapes)
+            if node is not None:
+                children[field(key)] = node
+        member = not shapes.value_struct(fields)
+        if not children:
+            return {} if member else None
+        return _sorted_node(children, member=member)
+    if isinstance(value, list):
+        lshape = shapes.list_shape(fields)
+        if lshape.relationship == ATOMIC:
+            return {}
+        member = not shapes.value_struct(fields)
+        children = {}
+        for item in value:
+            element = item_element(item, lshape)
+            if element is None:
+                member = True
+                continue
+            item_children: dict[str, Any] = {}
+            if isinstance(item, dict):
+                for key, child in item.items():
+                    node = _added_node(child, fields + (key,), shapes)
+                    if node is not None:
+                        item_children[field(key)] = node
+            children[element] = _sorted_node(item_children, member=True)
+        if not children:
+            return {} if member else None
+        return _sorted_node(children, member=member)
+    return {}
+
+
+def has_path(fields_v1: dict[str, Any], path: Path) -> bool:
+    """Whether an encoded ``fieldsV1`` tree has a node at ``path`` (owned or a parent)."""
+    node: Any = fields_v1
+    for element in path:
+        if not isinstance(node, dict) or element not in node:
+            return False
+        node = node[element]
+    return True
 
 
 # -- merging an applied configuration into a live object --------------------------------------------

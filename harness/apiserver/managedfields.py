@@ -22,6 +22,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+import yaml
+
 from harness.apiserver import errors
 from harness.apiserver import fieldsets as fs
 from harness.apiserver.resources import ResourceType
@@ -41,16 +43,86 @@ _STRIPPED_META = ("name", "namespace", "uid", "resourceVersion", "generation", "
                   "managedFields", "deletionTimestamp", "deletionGracePeriodSeconds")
 
 
-@dataclass
-class Entry:
-    """One managedFields entry, its fields decoded."""
+class SharedFields(dict):  # type: ignore[type-arg]
+    """A ``fieldsV1`` tree the server wrote: stored objects and the copies handed out share it
+    (``store.clone`` copies only plain dicts and lists), because nothing edits one in place (a
+    write that changes ownership encodes a new tree) and copying it would double the cost of
+    every copy of every object. ``copy.deepcopy`` shares it too; the one patch that can edit
+    inside it (a JSON patch under ``/metadata/managedFields``) works on a plain copy
+    (:func:`unshare`)."""
 
-    manager: str
-    operation: str
-    api_version: str
-    time: str | None
-    fields: fs.FieldSet
-    subresource: str = ""
+    def __deepcopy__(self, memo: dict[int, Any]) -> SharedFields:
+        return self
+
+
+def unshare(obj: dict[str, Any]) -> None:
+    """Give ``obj`` plain, private copies of its ``fieldsV1`` trees (before editing them in place)."""
+    for entry in (obj.get("metadata") or {}).get("managedFields") or []:
+        if isinstance(entry, dict) and isinstance(entry.get("fieldsV1"), SharedFields):
+            entry["fieldsV1"] = json.loads(json.dumps(entry["fieldsV1"]))
+
+
+# YAML output (reports, application/yaml answers) writes it as the mapping it is.
+yaml.SafeDumper.add_representer(SharedFields, yaml.representer.SafeRepresenter.represent_dict)
+
+
+class Entry:
+    """One managedFields entry. Its field set is decoded from ``fieldsV1`` only when a write needs
+    it (most writes touch one or two managers' fields), and re-encoded only when it changed."""
+
+    def __init__(
+        self,
+        manager: str,
+        operation: str,
+        api_version: str,
+        time: str | None,
+        fields: fs.FieldSet | None,
+        subresource: str = "",
+        *,
+        raw: dict[str, Any] | None = None,
+    ) -> None:
+        self.manager = manager
+        self.operation = operation
+        self.api_version = api_version
+        self.time = time
+        self.subresource = subresource
+        self._fields = fields
+        self._raw = raw if fields is None else None
+
+    @property
+    def fields(self) -> fs.FieldSet:
+        """The owned paths."""
+        if self._fields is None:
+            self._fields = fs.decode(self._raw or {})
+        return self._fields
+
+    @fields.setter
+    def fields(self, value: fs.FieldSet) -> None:
+        self._fields = value
+        self._raw = None
+
+    def empty(self) -> bool:
+        """Owns nothing (without decoding an untouched entry)."""
+        return not (self._raw if self._fields is None else self._fields)
+
+    def edit(self, remove: fs.FieldSet, add: fs.FieldSet) -> None:
+        """Own ``(fields - remove) | add``; an undecoded entry is edited as its encoded tree."""
+        if self._fields is not None:
+            self._fields = (self._fields - remove) | add
+        elif remove or add:
+            self._raw = fs.tree_edit(self._raw or {}, remove, add)
+
+    def same_fields(self, other: Entry) -> bool:
+        """Whether two entries own the same fields (compared the cheap way when both are trees)."""
+        if self._fields is None and other._fields is None:
+            return (self._raw or {}) == (other._raw or {})
+        return self.fields == other.fields
+
+    def touches(self, paths: fs.FieldSet) -> bool:
+        """Whether any of ``paths`` is in this entry's tree (cheap on an undecoded entry)."""
+        if self._fields is not None:
+            return bool(self._fields & paths)
+        return any(fs.has_path(self._raw or {}, p) for p in paths)
 
     @property
     def identity(self) -> tuple[str, str, str, str]:
@@ -81,7 +153,8 @@ class Entry:
         if self.time:
             out["time"] = self.time
         out["fieldsType"] = FIELDS_V1
-        out["fieldsV1"] = fs.encode(self.fields)
+        tree = self._raw if self._fields is None else fs.encode(self._fields)
+        out["fieldsV1"] = tree if type(tree) is SharedFields else SharedFields(tree or {})
         if self.subresource:
             out["subresource"] = self.subresource
         return out
@@ -103,7 +176,7 @@ class Managers:
         return out
 
     def drop_empty(self) -> None:
-        self.entries = {i: e for i, e in self.entries.items() if e.fields}
+        self.entries = {i: e for i, e in self.entries.items() if not e.empty()}
 
     def encode(self) -> list[dict[str, Any]]:
         """Entries sorted as upstream sorts them."""
@@ -114,9 +187,10 @@ class Managers:
         return [e.encode() for e in ordered]
 
 
-def decode(raw: Any) -> Managers | None:
+def decode(raw: Any, *, trusted: bool = False) -> Managers | None:
     """The entries of a ``managedFields`` value; None when it does not decode (then the live ones
-    are kept, as upstream keeps them for clients that mangle the field)."""
+    are kept, as upstream keeps them for clients that mangle the field). ``trusted``: stored
+    entries this server wrote, whose ``fieldsV1`` is decoded only when needed."""
     if not isinstance(raw, list):
         return None
     out = Managers()
@@ -129,12 +203,16 @@ def decode(raw: Any) -> Managers | None:
             return None
         if item.get("fieldsType", FIELDS_V1) != FIELDS_V1:
             return None
-        try:
-            fields = fs.decode(item.get("fieldsV1") or {})
-        except ValueError:
-            return None
+        fields_v1 = item.get("fieldsV1") or {}
+        if trusted and isinstance(fields_v1, dict):
+            fields = None
+        else:
+            try:
+                fields = fs.decode(fields_v1)
+            except ValueError:
+                return None
         entry = Entry(manager, operation, str(item.get("apiVersion") or ""), item.get("time"), fields,
-                      str(item.get("subresource") or ""))
+                      str(item.get("subresource") or ""), raw=fields_v1)
         if entry.identity in out.entries:
             return None  # duplicate manager entries do not decode upstream either
         out.entries[entry.identity] = entry
@@ -192,6 +270,27 @@ def _cap(managers: Managers, api_version: str) -> None:
         ancient.fields |= entry.fields
 
 
+_CREATED_CACHE: dict[tuple[str, str, str, int, str], SharedFields] = {}
+_CREATED_CACHE_SIZE = 512
+
+
+def _created_fields(rt: ResourceType, stripped: dict[str, Any]) -> SharedFields:
+    """What a create owns. Objects made from one template (a ReplicaSet's Pods) own the same tree,
+    so it is computed once per distinct body (the body's JSON, without name and uid, is the key)."""
+    try:
+        text = json.dumps(stripped, sort_keys=True, separators=(",", ":"))
+    except (TypeError, ValueError):
+        return SharedFields(fs.added_fields_v1(stripped, shapes_for(rt)))
+    # A custom resource's shapes come from its schema, which a CRD update replaces.
+    key = (rt.group, rt.version, rt.plural, id(rt.schema) if rt.custom else 0, text)
+    cached = _CREATED_CACHE.get(key)
+    if cached is None:
+        if len(_CREATED_CACHE) >= _CREATED_CACHE_SIZE:
+            _CREATED_CACHE.pop(next(iter(_CREATED_CACHE)))
+        cached = _CREATED_CACHE[key] = SharedFields(fs.added_fields_v1(stripped, shapes_for(rt)))
+    return cached
+
+
 def record_update(
     rt: ResourceType,
     old: dict[str, Any] | None,
@@ -204,13 +303,21 @@ def record_update(
     """The managedFields ``new`` must carry after a create (``old`` None), update or non-apply
     patch by ``manager``; None means "none" (an untracked object stays untracked)."""
     requested = (new.get("metadata") or {}).get("managedFields")
-    live = decode(((old or {}).get("metadata") or {}).get("managedFields") or []) or Managers()
+    live_raw = ((old or {}).get("metadata") or {}).get("managedFields") or []
+    if old is None and not requested:
+        # A create: it owns everything it sets, encoded in one walk.
+        fields_v1 = _created_fields(rt, strip(new, rt, subresource))
+        if not fields_v1:
+            return None
+        return [Entry(manager, UPDATE, rt.api_version, now, None, subresource, raw=fields_v1).encode()]
+    live = decode(live_raw, trusted=True) or Managers()
     if subresource:
         managers = live
     elif is_reset(requested):
         managers = Managers()
     else:
-        given = decode(requested) if requested is not None else None
+        # What the client sent back unchanged is the live set (the usual case: a read-modify-write).
+        given = decode(requested) if requested is not None and requested != live_raw else None
         managers = given if given is not None and given.entries else live
     if old is not None and not managers.entries:
         return None  # skipNonApplied: updates do not start tracking an object
@@ -219,14 +326,22 @@ def record_update(
     after = strip(new, rt, subresource)
     comparison = fs.compare(before, after, shapes)
     ident = (manager, UPDATE, rt.api_version, subresource)
+    touched = comparison.changed | comparison.removed
+    if not touched and managers is live:
+        return live_raw or None  # nothing changed hands
     for entry in managers.others(ident):
-        entry.fields = (entry.fields - comparison.changed) - comparison.removed
+        if entry.touches(touched):
+            entry.edit(touched, set())
     own = managers.entries.get(ident)
-    previous = set(own.fields) if own else set()
-    fields = (previous - comparison.removed) | comparison.changed
-    if fields:
-        time = own.time if own is not None and fields == previous else now
-        managers.entries[ident] = Entry(manager, UPDATE, rt.api_version, time, fields, subresource)
+    updated = Entry(manager, UPDATE, rt.api_version, now, None, subresource, raw={})
+    if own is not None:
+        updated = Entry(manager, UPDATE, rt.api_version, now, None if own._fields is None else set(own._fields),
+                        subresource, raw=own._raw)
+    updated.edit(comparison.removed, comparison.changed)
+    if not updated.empty():
+        if own is not None and updated.same_fields(own):
+            updated.time = own.time
+        managers.entries[ident] = updated
     else:
         managers.entries.pop(ident, None)
     managers.drop_empty()
@@ -326,7 +441,7 @@ def apply(
     shapes = shapes_for(rt)
     live_obj = live or {"metadata": {}}
     live_meta = live_obj.get("metadata") or {}
-    managers = decode(live_meta.get("managedFields") or []) or Managers()
+    managers = decode(live_meta.get("managedFields") or [], trusted=True) or Managers()
     base = strip(live_obj, rt, subresource)
     applied = strip(config, rt, subresource)
     if live is not None and not managers.entries:

@@ -629,6 +629,8 @@ class APIServer:
         old = self._get_stored(rt, namespace, name)
         current = self._out(rt, old)
         if patch_type == patch.JSON_PATCH_CONTENT_TYPE:
+            if "/metadata/managedFields" in json.dumps(body):
+                managedfields.unshare(current)  # the patch may edit inside the shared fieldsV1 trees
             result = patch.json_patch(current, body)
         elif patch_type == patch.MERGE_CONTENT_TYPE:
             result = patch.merge_patch(current, body)
