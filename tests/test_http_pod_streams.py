@@ -112,3 +112,11 @@ def test_delete_returns_the_object_or_a_status_per_registry(served: Served) -> N
     assert account.status_code == 200 and account.json()["kind"] == "ServiceAccount"
     assert held.status_code == 200 and held.json()["metadata"]["deletionTimestamp"]
     assert orphan_false.status_code == 202 and orphan_false.json()["kind"] == "ConfigMap"
+
+
+def test_kubectl_attach_and_port_forward_fail_with_the_status_message(served: Served) -> None:
+    served.kubectl("apply", "-f", "-", stdin=json.dumps(LOGGED))
+    forward = served.kubectl("port-forward", "pod/talker", "0:80", check=False)
+    assert forward.returncode != 0 and "error dialing backend" in forward.stderr
+    attach = served.kubectl("attach", "talker", check=False)
+    assert attach.returncode != 0 and "error dialing backend" in attach.stderr

@@ -167,3 +167,68 @@ def test_apply_with_managed_fields_in_the_body_is_refused(served: Served) -> Non
                                         "metadata": {"name": "settings", "managedFields": []}}, "m")
     assert response.status_code == 400
     assert response.json()["message"] == "metadata.managedFields must be nil"
+
+
+def test_an_apply_in_another_version_is_refused_naming_both(served: Served) -> None:
+    response = _apply(served, CM_PATH, {"apiVersion": "v2", "kind": "ConfigMap", "metadata": {"name": "settings"}},
+                      "m")
+    assert response.status_code == 400
+    assert response.json()["message"] == ("Incorrect version specified in apply patch. Specified patch version: v2, "
+                                           "expected: v1")
+
+
+CRD = """\
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: gadgets.example.com}
+spec:
+  group: example.com
+  names: {kind: Gadget, plural: gadgets, singular: gadget, listKind: GadgetList}
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+              size: {type: integer}
+              ports:
+                type: array
+                x-kubernetes-list-type: map
+                x-kubernetes-list-map-keys: [port]
+                items:
+                  type: object
+                  properties:
+                    port: {type: integer}
+                    name: {type: string}
+"""
+GADGET = """\
+apiVersion: example.com/v1
+kind: Gadget
+metadata: {name: g1, namespace: default}
+spec:
+  size: 1
+  ports: [{port: 80, name: web}]
+"""
+
+
+def test_custom_resources_are_keyed_by_their_list_map_keys_and_conflict_like_built_ins(served: Served) -> None:
+    served.kubectl("apply", "-f", "-", stdin=CRD)
+    served.kubectl("wait", "--for", "condition=established", "crd/gadgets.example.com", "--timeout=10s")
+    served.kubectl("apply", "--server-side", "-f", "-", stdin=GADGET)
+    gadget = served.kubectl_json("get", "gadget", "g1", "--show-managed-fields")
+    assert _entries(gadget)[("kubectl", "Apply")]["fieldsV1"] == {"f:spec": {
+        "f:ports": {'k:{"port":80}': {".": {}, "f:name": {}, "f:port": {}}}, "f:size": {}}}
+    other = GADGET.replace("size: 1", "size: 2").replace("[{port: 80, name: web}]", "[{port: 81, name: alt}]")
+    refused = served.kubectl("apply", "--server-side", "--field-manager", "scaler", "-f", "-", stdin=other, check=False)
+    assert refused.returncode != 0
+    assert 'Apply failed with 1 conflict: conflict with "kubectl": .spec.size' in refused.stderr
+    served.kubectl("apply", "--server-side", "--force-conflicts", "--field-manager", "scaler", "-f", "-", stdin=other)
+    gadget = served.kubectl_json("get", "gadget", "g1")
+    assert gadget["spec"]["size"] == 2
+    assert sorted(p["port"] for p in gadget["spec"]["ports"]) == [80, 81]  # a map list merges by key

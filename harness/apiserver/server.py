@@ -674,6 +674,11 @@ class APIServer:
             raise errors.bad_request("the body of an apply patch must be an object")
         if _meta(body).get("managedFields") is not None:
             raise errors.bad_request("metadata.managedFields must be nil")
+        if "apiVersion" in body and body["apiVersion"] != rt.api_version:
+            raise errors.bad_request(
+                f"Incorrect version specified in apply patch. Specified patch version: {body['apiVersion']}, "
+                f"expected: {rt.api_version}"
+            )
         config = self._check_body(rt, body, namespace)
         if _meta(config).get("name") not in (None, name):
             raise errors.bad_request(
