@@ -12,11 +12,12 @@ from typing import Any
 import pytest
 from test_http_fixtures import Served, serving
 
-from harness.apiserver import builtins, decoding, patch
+from harness.apiserver import builtins, decoding
 from harness.apiserver.resources import ResourceType
 from harness.apiserver.server import APIServer
 from harness.clock import VirtualClock
 from harness.kube.errors import StatusError
+from harness.kube.names.meta import MERGE_PATCH_CONTENT_TYPE
 
 CONTAINERS = [{"name": "c", "image": "i"}]
 LABELS = {"app": "web"}
@@ -119,7 +120,7 @@ def test_a_wrongly_typed_create_is_refused_and_stores_nothing(
 def test_a_status_merge_patch_is_decoded_on_its_result(server: APIServer, status: Any, message: str) -> None:
     server.create(builtins.POD, "default", {"metadata": {"name": "p"}, "spec": {"containers": CONTAINERS}})
     stored = server.get(builtins.POD, "default", "p")
-    err = _refused(lambda: server.patch(builtins.POD, "default", "p", {"status": status}, patch.MERGE_CONTENT_TYPE,
+    err = _refused(lambda: server.patch(builtins.POD, "default", "p", {"status": status}, MERGE_PATCH_CONTENT_TYPE,
                                         subresource="status"))
     assert (err.code, err.reason) == (422, "Invalid")
     assert err.message.startswith(' "" is invalid: patch: Invalid value: "{')
@@ -163,7 +164,7 @@ def test_strict_refuses_an_unknown_field_in_a_patch_result_with_422(server: APIS
     server.create(builtins.CONFIG_MAP, "default", {"metadata": {"name": "c"}})
     with decoding.request_scope("Strict"):
         err = _refused(lambda: server.patch(builtins.CONFIG_MAP, "default", "c", {"bogus": 1},
-                                            patch.MERGE_CONTENT_TYPE))
+                                            MERGE_PATCH_CONTENT_TYPE))
     assert (err.code, err.reason) == (422, "Invalid")
     assert err.message.endswith('": strict decoding error: unknown field "bogus"')
 

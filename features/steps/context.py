@@ -34,6 +34,7 @@ TYPES: dict[str, Callable[[str], Any]] = {
 KINDS: dict[str, str] = {
     "ConfigMap": "v1",
     "Secret": "v1",
+    "ServiceAccount": "v1",
     "Service": "v1",
     "Namespace": "v1",
     "Node": "v1",

@@ -148,6 +148,22 @@ def given_wire_watch(ctx: ScenarioContext, wire: Wire, kind: str, namespace: str
     _watch_over_the_wire(ctx, wire, kind, namespace, rv)
 
 
+@given(sentence('the {kind:Kind} "{ref:Q}" was patched over the wire as "{content_type:Q}" by the field manager '
+                '"{manager:Q}":'))
+def given_patched_by_manager(
+    ctx: ScenarioContext, wire: Wire, kind: str, ref: str, content_type: str, manager: str, docstring: str
+) -> None:
+    path = _object_path(ctx, wire, ctx.ref(kind, ref))
+
+    def send() -> None:
+        answer = _scene(ctx).http().request("PATCH", path, content=docstring.strip().encode(),
+                                            headers={"Content-Type": content_type},
+                                            params={"fieldManager": manager})
+        assert answer.status_code < 400, f"the setup patch was refused: {answer.status_code} {answer.text}"
+
+    ctx.setup(send)
+
+
 # -- When --------------------------------------------------------------------------------------------
 
 
@@ -221,6 +237,14 @@ def when_patched_with_force(
     ctx: ScenarioContext, wire: Wire, kind: str, ref: str, content_type: str, docstring: str
 ) -> None:
     _patch(ctx, wire, kind, ref, content_type, docstring, force="true")
+
+
+@when(sentence('the {kind:Kind} "{ref:Q}" is patched over the wire as "{content_type:Q}" by the field manager '
+               '"{manager:Q}" with force:'))
+def when_patched_by_manager_with_force(
+    ctx: ScenarioContext, wire: Wire, kind: str, ref: str, content_type: str, manager: str, docstring: str
+) -> None:
+    _patch(ctx, wire, kind, ref, content_type, docstring, fieldManager=manager, force="true")
 
 
 @when(sentence('{kind:Kind}s in "{namespace:Q}" are watched over the wire from the remembered resourceVersion'))
@@ -297,3 +321,25 @@ def then_watch_framing(ctx: ScenarioContext) -> None:
         assert isinstance(event, dict) and set(event) == {"type", "object"}, f"a line is not a watch event: {event}"
         spaced = [c for c in _outside_strings(line[:-1].decode()) if c.isspace()]
         assert not spaced, f"a line is not compact JSON (whitespace {spaced} outside strings): {line!r}"
+
+
+def _managed_entry(ctx: ScenarioContext, kind: str, ref: str, manager: str) -> list[dict[str, Any]]:
+    target = ctx.ref(kind, ref)
+    entries = ctx.get(target)["metadata"].get("managedFields") or []
+    return [e for e in entries if e.get("manager") == manager]
+
+
+@then(sentence('the {kind:Kind} "{ref:Q}" is managed by "{manager:Q}" with the operation "{operation:Q}" owning:'))
+def then_managed_by(ctx: ScenarioContext, kind: str, ref: str, manager: str, operation: str, docstring: str) -> None:
+    entries = [e for e in _managed_entry(ctx, kind, ref, manager) if e.get("operation") == operation]
+    assert len(entries) == 1, f"{kind} {ref} has {len(entries)} {operation} entries of {manager!r}: {entries}"
+    (entry,) = entries
+    assert entry.get("fieldsType") == "FieldsV1", f"the entry's fieldsType is {entry.get('fieldsType')!r}"
+    expected = json.loads(docstring)
+    assert entry.get("fieldsV1") == expected, f"{manager!r} owns {entry.get('fieldsV1')}, expected {expected}"
+
+
+@then(sentence('the {kind:Kind} "{ref:Q}" is not managed by "{manager:Q}"'))
+def then_not_managed_by(ctx: ScenarioContext, kind: str, ref: str, manager: str) -> None:
+    entries = _managed_entry(ctx, kind, ref, manager)
+    assert not entries, f"{kind} {ref} still has entries of {manager!r}: {entries}"

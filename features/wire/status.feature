@@ -62,7 +62,7 @@ Feature: Answers and errors on the wire
       """
 
   @WIRE_STATUS_008 @must
-  Scenario: Deleting an object other than a Pod is answered 200 with a Success Status naming it
+  Scenario: Deleting a ConfigMap is answered 200 with a Success Status naming it
     Given a ConfigMap "default/settings"
     When the ConfigMap "default/settings" is deleted over the wire
     Then the answer is a Success Status with code 200

@@ -16,7 +16,7 @@ import uuid
 from collections.abc import Callable
 from typing import Any
 
-from harness.apiserver import builtins, conversion, crd, decoding, defaults, patch, validation
+from harness.apiserver import builtins, conversion, crd, decoding, defaults, managedfields, patch, validation
 from harness.apiserver.audit import AuditLog
 from harness.apiserver.resources import Registry, ResourceType
 from harness.apiserver.store import Store, clone
@@ -43,6 +43,13 @@ DEFAULT_NAMESPACES = ("default", "kube-system", "kube-public", "kube-node-lease"
 GENERATE_NAME_RETRIES = 7  # 1.32 retries generateName collisions (RetryGenerateName is GA)
 # Subresources that write only status: a CSR's approval changes its status conditions.
 STATUS_LIKE_SUBRESOURCES = ("status", "approval")
+# Registries that set ReturnDeletedObject: a DELETE that removes the object answers with it; every
+# other resource (custom resources included) answers with a Success Status.
+RETURNS_DELETED_OBJECT = {
+    ("", "pods"), ("", "services"), ("", "namespaces"), ("", "serviceaccounts"), ("", "persistentvolumes"),
+    ("", "persistentvolumeclaims"), ("storage.k8s.io", "storageclasses"), ("storage.k8s.io", "volumeattachments"),
+    ("storage.k8s.io", "csidrivers"), ("storage.k8s.io", "csinodes"),
+}
 
 # An admission plugin sees (operation, resource, new object, old object) and returns field errors
 # (422) or raises a StatusError. Operations: CREATE, UPDATE, DELETE.
@@ -69,6 +76,12 @@ def _drop_empty_meta(obj: dict[str, Any]) -> None:
     for field in _OMITEMPTY_META:
         if field in meta and meta[field] in ([], {}, None):
             del meta[field]
+
+
+def _manager(field_manager: str | None, user: str) -> str:
+    """The manager a write is recorded under: the ``fieldManager`` given, else the user (the HTTP
+    facade passes the User-Agent prefix, as the apiserver derives it)."""
+    return field_manager if field_manager is not None else user
 
 
 def _meta(obj: dict[str, Any]) -> dict[str, Any]:
@@ -267,10 +280,28 @@ class APIServer:
         *,
         dry_run: bool = False,
         user: str = "admin",
+        field_manager: str | None = None,
     ) -> dict[str, Any]:
         """Create an object (201). Sets uid, creationTimestamp, resourceVersion, generation and
         the kind's defaults; resolves generateName; rejects duplicates, missing or terminating
-        namespaces and invalid objects without writing anything."""
+        namespaces and invalid objects without writing anything. ``field_manager`` (default: the
+        user) gets the ``Update`` managedFields entry for everything the object holds."""
+        return self._create(rt, namespace, body, dry_run=dry_run, user=user,
+                            manager=_manager(field_manager, user), applied=None)
+
+    def _create(
+        self,
+        rt: ResourceType,
+        namespace: str | None,
+        body: Any,
+        *,
+        dry_run: bool,
+        user: str,
+        manager: str,
+        applied: list[dict[str, Any]] | None,
+    ) -> dict[str, Any]:
+        # ``applied``: the managedFields of an apply that creates the object (its Apply entry
+        # owns the configuration only, not the defaults the server adds).
         obj = self._check_body(rt, body, namespace)
         meta = obj["metadata"]
         ns = meta.get("namespace", "") if rt.namespaced else ""
@@ -301,6 +332,11 @@ class APIServer:
             obj.pop("status", None)  # PrepareForCreate: what the creator says about status is dropped
         defaults.prepare_for_create(rt.api_version, rt.kind, obj)
         self._admit("CREATE", rt, obj, None)
+        managed = applied if applied is not None else managedfields.record_update(rt, None, obj, manager, self.now())
+        if managed:
+            meta["managedFields"] = managed
+        else:
+            meta.pop("managedFields", None)
         if dry_run:
             return self._out(rt, obj)
         meta["resourceVersion"] = self.store.next_rv()
@@ -454,9 +490,11 @@ class APIServer:
         subresource: str = "",
         dry_run: bool = False,
         user: str = "admin",
+        field_manager: str | None = None,
     ) -> dict[str, Any]:
         """Replace an object (PUT). A stale resourceVersion is a 409; custom resources need one.
-        The main resource ignores ``status``; ``/status`` ignores everything but ``status``."""
+        The main resource ignores ``status``; ``/status`` ignores everything but ``status``.
+        ``field_manager`` (default: the user) owns what the update changed."""
         new = self._check_body(rt, body, namespace)
         if _meta(new).get("name") not in (None, name):
             raise errors.bad_request(
@@ -476,7 +514,8 @@ class APIServer:
                     "metadata.resourceVersion", errors.GoLiteral("0x0"), "must be specified for an update"
                 )],
             )
-        return self._commit_update(rt, old, new, subresource=subresource, dry_run=dry_run, user=user, verb="update")
+        return self._commit_update(rt, old, new, subresource=subresource, dry_run=dry_run, user=user, verb="update",
+                                   manager=_manager(field_manager, user))
 
     def _commit_update(
         self,
@@ -488,7 +527,11 @@ class APIServer:
         dry_run: bool,
         user: str,
         verb: str,
+        manager: str,
+        applied: list[dict[str, Any]] | None = None,
     ) -> dict[str, Any]:
+        # ``applied``: managedFields an apply already computed; otherwise the write records an
+        # Update entry for ``manager``.
         meta_old = old["metadata"]
         if subresource in STATUS_LIKE_SUBRESOURCES:
             merged = clone(old)
@@ -509,7 +552,10 @@ class APIServer:
                 # spec.finalizers only change through /finalize
                 new["spec"] = clone(old.get("spec", {}))
         meta = new["metadata"]
+        reset_managed = managedfields.is_reset(meta.get("managedFields"))
         _drop_empty_meta(new)
+        if reset_managed:
+            meta["managedFields"] = []  # "[]" asks to clear them: keep the request for the tracker
         for field in ("uid", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds"):
             if field in meta_old:
                 meta[field] = meta_old[field]
@@ -525,6 +571,14 @@ class APIServer:
         meta["resourceVersion"] = meta_old["resourceVersion"]
         self._validate(rt, new, old)
         self._admit("UPDATE", rt, new, old)
+        if applied is not None:
+            managed = applied
+        else:
+            managed = managedfields.record_update(rt, old, new, manager, self.now(), subresource=subresource)
+        if managed:
+            meta["managedFields"] = managed
+        else:
+            meta.pop("managedFields", None)
         if new == old:
             return self._out(rt, old)  # a no-op write changes nothing, not even the resourceVersion
         if dry_run:
@@ -588,10 +642,12 @@ class APIServer:
             )
         if patch_type == APPLY_PATCH_CONTENT_TYPE:
             return self._apply(rt, namespace, name, body, subresource=subresource, dry_run=dry_run,
-                               field_manager=field_manager, user=user)
+                               field_manager=field_manager, force=force, user=user)
         old = self._get_stored(rt, namespace, name)
         current = self._out(rt, old)
         if patch_type == JSON_PATCH_CONTENT_TYPE:
+            if "/metadata/managedFields" in json.dumps(body):
+                managedfields.unshare(current)  # the patch may edit inside the shared fieldsV1 trees
             result = patch.json_patch(current, body)
         elif patch_type == MERGE_PATCH_CONTENT_TYPE:
             result = patch.merge_patch(current, body)
@@ -608,7 +664,7 @@ class APIServer:
         if rv and rv != old["metadata"]["resourceVersion"]:
             raise errors.conflict(rt.plural, rt.group, name)
         return 200, self._commit_update(rt, old, result, subresource=subresource, dry_run=dry_run, user=user,
-                                        verb="patch")
+                                        verb="patch", manager=_manager(field_manager, user))
 
     def _apply(
         self,
@@ -620,41 +676,49 @@ class APIServer:
         subresource: str,
         dry_run: bool,
         field_manager: str | None,
+        force: bool,
         user: str,
     ) -> tuple[int, dict[str, Any]]:
-        # Server-side apply for the common case: the applied configuration is merged into the live
-        # object (strategic for built-ins, JSON merge for custom resources). Field ownership and
-        # apply conflicts are not tracked; managedFields records the manager.
+        # Server-side apply with field ownership (harness/apiserver/managedfields.py): the
+        # configuration is merged into the live object by the kind's list and map types, fields
+        # this manager stopped applying go when nobody else owns them, and another manager's field
+        # whose value would change is a 409 unless ``force``.
         if not field_manager:
             raise errors.invalid_object(
                 "PatchOptions", "meta.k8s.io", "", [errors.required("fieldManager", "is required for apply patch")]
             )
         if not isinstance(body, dict):
             raise errors.bad_request("the body of an apply patch must be an object")
+        if _meta(body).get("managedFields") is not None:
+            raise errors.bad_request("metadata.managedFields must be nil")
+        if "apiVersion" in body and body["apiVersion"] != rt.api_version:
+            raise errors.bad_request(
+                f"Incorrect version specified in apply patch. Specified patch version: {body['apiVersion']}, "
+                f"expected: {rt.api_version}"
+            )
         config = self._check_body(rt, body, namespace)
         if _meta(config).get("name") not in (None, name):
             raise errors.bad_request(
                 f"the name of the object ({_meta(config).get('name')}) does not match the name on the URL ({name})"
             )
         config["metadata"]["name"] = name
-        entry = {"manager": field_manager, "operation": "Apply", "apiVersion": rt.api_version,
-                 "time": self.now(), "fieldsType": "FieldsV1", "fieldsV1": {}}
+        config["metadata"].pop("resourceVersion", None)
         stored = self.store.get(self.skey(rt), self._key(rt, namespace, name))
         if stored is None:
             if subresource:
                 raise errors.not_found(rt.plural, rt.group, name)
-            config["metadata"]["managedFields"] = [entry]
-            return 201, self.create(rt, namespace, config, dry_run=dry_run, user=user)
-        current = self._out(rt, stored)
-        config["metadata"].pop("resourceVersion", None)
-        if rt.custom or not patch.supports_strategic(rt.kind):
-            result = patch.merge_patch(current, config)
-        else:
-            result = patch.strategic_merge_patch(current, config, rt.kind)
-        managed = [m for m in _meta(result).get("managedFields") or [] if m.get("manager") != field_manager]
-        result["metadata"]["managedFields"] = managed + [entry]
-        return 200, self._commit_update(rt, stored, result, subresource=subresource, dry_run=dry_run, user=user,
-                                        verb="apply")
+            result = managedfields.apply(rt, None, config, field_manager, self.now(), force=force)
+            created = dict(result.obj)
+            created["metadata"] = {**result.obj.get("metadata", {}), "name": name}
+            if rt.namespaced and namespace:
+                created["metadata"]["namespace"] = namespace
+            created["metadata"].pop("managedFields", None)
+            return 201, self._create(rt, namespace, created, dry_run=dry_run, user=user, manager=field_manager,
+                                     applied=result.managed_fields)
+        result = managedfields.apply(rt, self._out(rt, stored), config, field_manager, self.now(), force=force,
+                                     subresource=subresource)
+        return 200, self._commit_update(rt, stored, result.obj, subresource=subresource, dry_run=dry_run, user=user,
+                                        verb="apply", manager=field_manager, applied=result.managed_fields)
 
     # -- delete ------------------------------------------------------------------------------------
 
@@ -671,8 +735,9 @@ class APIServer:
 
         Pods are deleted gracefully (deletionTimestamp = now + grace, kept until the kubelet
         finishes; immediate when unscheduled or terminal); objects with finalizers, or deleted
-        with Foreground/Orphan propagation, are only marked; the rest go at once. Pods answer with
-        the Pod, other kinds with a Success Status unless the object stays."""
+        with Foreground/Orphan propagation, are only marked (200 with the object; 202 with the
+        legacy ``orphanDependents: false``); the rest go at once, answered with the deleted object
+        for the registries in :data:`RETURNS_DELETED_OBJECT` and a Success Status otherwise."""
         opts = dict(options or {})
         dry_run = "All" in (opts.get("dryRun") or [])
         stored = self._get_stored(rt, namespace, name)
@@ -732,9 +797,14 @@ class APIServer:
             finalizers.remove(ORPHAN_FINALIZER)
         pending_namespace = is_namespace and bool((stored.get("spec") or {}).get("finalizers"))
         if meta.get("deletionTimestamp"):
-            return self._delete_again(rt, stored, grace, finalizers, is_pod, pending_namespace, dry_run, user)
+            code, body = self._delete_again(rt, stored, grace, finalizers, is_pod, pending_namespace, dry_run, user)
+            survived = self.store.get(self.skey(rt), self._key(rt, namespace, name)) is not None
+            if survived and opts.get("orphanDependents") is False:
+                code = 202  # handlers/delete.go: not deleted at once, cascading asked the legacy way
+            return code, body
         if not finalizers and not grace and not pending_namespace:
-            code, body = self._remove_now(rt, stored, dry_run=dry_run, user=user, return_object=is_pod)
+            code, body = self._remove_now(rt, stored, dry_run=dry_run, user=user,
+                                          return_object=(rt.group, rt.plural) in RETURNS_DELETED_OBJECT)
             return code, body
         marked = clone(base)
         mmeta = marked["metadata"]
@@ -780,7 +850,8 @@ class APIServer:
         meta = stored["metadata"]
         current_grace = meta.get("deletionGracePeriodSeconds") or 0
         if not finalizers and not pending_namespace and (grace == 0 or current_grace == 0):
-            return self._remove_now(rt, stored, dry_run=dry_run, user=user, return_object=is_pod)
+            return self._remove_now(rt, stored, dry_run=dry_run, user=user,
+                                    return_object=(rt.group, rt.plural) in RETURNS_DELETED_OBJECT)
         changed = clone(stored)
         cmeta = changed["metadata"]
         if finalizers != list(meta.get("finalizers") or []):
@@ -919,7 +990,7 @@ class APIServer:
 
     def update_scale(
         self, rt: ResourceType, namespace: str | None, name: str, scale: Any, *, user: str = "admin",
-        dry_run: bool = False,
+        dry_run: bool = False, field_manager: str | None = None,
     ) -> dict[str, Any]:
         """Set ``spec.replicas`` from a Scale; a stale resourceVersion in it is a 409."""
         if not rt.scale:
@@ -938,7 +1009,11 @@ class APIServer:
             raise errors.conflict(f"{rt.plural}", rt.group, name)
         new = clone(old)
         new.setdefault("spec", {})["replicas"] = replicas
-        self._commit_update(rt, old, new, subresource="", dry_run=dry_run, user=user, verb="update")
+        # The Scale write is recorded as the manager's entry for the "scale" subresource.
+        managed = managedfields.record_update(rt, old, new, _manager(field_manager, user), self.now(),
+                                              subresource="scale")
+        self._commit_update(rt, old, new, subresource="", dry_run=dry_run, user=user, verb="update",
+                            manager=_manager(field_manager, user), applied=managed or [])
         return self.get_scale(rt, namespace, name)
 
 

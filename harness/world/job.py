@@ -25,6 +25,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from harness.apiserver.http.streaming import LOG_ANNOTATION
 from harness.client import NORMAL, STRATEGIC, WARNING, ApiError, Client, Controller, EventRecorder, Request, Result
 from harness.clock import parse_rfc3339, rfc3339
 from harness.kube.duration import duration_seconds, format_seconds
@@ -72,6 +73,18 @@ MAX_POD_FAILURE_BACKOFF = 600.0
 MAX_POD_CREATE_DELETE_PER_SYNC = 500
 
 PodKey = tuple[str, str]
+
+
+def job_pod_log(pod: dict[str, Any], result: str, exit_code: str) -> str:
+    """What a simulated Job pod logs (``kubectl logs job/<name>``): the environment its containers
+    were given (a hook Job's ``K8S_ROLLOUT_*``), one ``NAME=value`` a line, then how it ends."""
+    lines = []
+    for container in (pod.get("spec") or {}).get("containers") or []:
+        for env in container.get("env") or [] if isinstance(container, dict) else []:
+            if isinstance(env, dict) and "value" in env:
+                lines.append(f"{env.get('name')}={env.get('value')}")
+    lines.append(f"result: {result} (exit code {exit_code})")
+    return "\n".join(lines) + "\n"
 
 
 def job_condition(job: dict[str, Any], condition_type: str) -> dict[str, Any] | None:
@@ -225,6 +238,7 @@ class JobController(Controller):
             duration = 0.0
         annotations.setdefault(RUN_SECONDS_ANNOTATION, format_seconds(duration))
         annotations.setdefault(EXIT_CODE_ANNOTATION, "1" if result == JOB_RESULT_FAILED else "0")
+        annotations.setdefault(LOG_ANNOTATION, job_pod_log(pod, result, annotations[EXIT_CODE_ANNOTATION]))
         meta["annotations"] = annotations
         created = self.client.create(pod)
         self._on_pod("ADDED", created)

@@ -31,8 +31,9 @@ def encode(body: Any) -> bytes:
 def json_response(
     body: Any, status_code: int = 200, *, headers: dict[str, str] | None = None, media_type: str = JSON
 ) -> Response:
-    """A JSON response whose Content-Type is ``media_type`` exactly (no charset is added)."""
-    return Response(encode(body), status_code=status_code, headers=headers, media_type=media_type)
+    """A JSON response whose Content-Type is ``media_type`` exactly (no charset is added); the body
+    ends with a newline, as the apiserver's JSON encoder writes it."""
+    return Response(encode(body) + b"\n", status_code=status_code, headers=headers, media_type=media_type)
 
 
 def status_response(err: errors.StatusError) -> Response:

@@ -15,8 +15,8 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import Response
 
-from harness.apiserver import builtins, decoding, eviction, faults, patch, reviews
-from harness.apiserver.http import bodies, discovery, options
+from harness.apiserver import builtins, decoding, eviction, faults, managedfields, patch, reviews
+from harness.apiserver.http import bodies, discovery, options, streaming
 from harness.apiserver.http.negotiation import parse_accept
 from harness.apiserver.http.protocol import ServedWorld
 from harness.apiserver.http.requestinfo import (
@@ -55,6 +55,7 @@ from harness.kube.names.meta import (
     DELETED,
     JSON_PATCH_CONTENT_TYPE,
     MERGE_PATCH_CONTENT_TYPE,
+    META_GROUP,
     MODIFIED,
     STRATEGIC_MERGE_PATCH_CONTENT_TYPE,
 )
@@ -190,6 +191,8 @@ async def _resource(call: Call, info: RequestInfo) -> Response:
     method = request.method
     rt = call.server.registry.by_plural(info.group, info.version, info.resource)
     namespace = _check_scope(rt, info, method)
+    if rt.group == "" and rt.plural == "pods" and info.name and info.subresource in streaming.STREAMING:
+        return streaming.serve(call.server, request, info.namespace, info.name, info.subresource)
     _check_subresource(rt, info, method)
     if method == "GET":
         return _read(call, rt, namespace, info, await _inject(call, info, b""))
@@ -310,6 +313,21 @@ def _watch(
 # -- writes ------------------------------------------------------------------------------------------------
 
 
+def _field_manager(call: Call) -> str:
+    """``fieldManager``, else the User-Agent prefix (``kubectl``, ``OpenAPI-Generator``) as the
+    apiserver derives it; longer than 128 bytes is 422 on the verb's options."""
+    given = call.request.query_params.get("fieldManager")
+    if given:
+        if len(given.encode()) > managedfields.MAX_MANAGER_LENGTH:
+            options_kind = {"POST": "CreateOptions", "PUT": "UpdateOptions"}.get(call.request.method, "PatchOptions")
+            raise errors.invalid_object(
+                options_kind, META_GROUP, "",
+                [errors.too_long("fieldManager", managedfields.MAX_MANAGER_LENGTH)],
+            )
+        return given
+    return managedfields.manager_from_user_agent(call.request.headers.get("user-agent"))
+
+
 def _object_body(call: Call, raw: bytes) -> Any:
     return bodies.decode_object(raw, call.request.headers.get("content-type"))
 
@@ -341,7 +359,8 @@ def _post(call: Call, rt: ResourceType, namespace: str | None, info: RequestInfo
         result = server.bind_pod(namespace, str(name), body, user=call.user,
                                  dry_run=options.dry_run(query, "CreateOptions"))
         return json_response(result, int(result.get("code") or 201))
-    created = server.create(rt, namespace, body, dry_run=options.dry_run(query, "CreateOptions"), user=call.user)
+    created = server.create(rt, namespace, body, dry_run=options.dry_run(query, "CreateOptions"), user=call.user,
+                            field_manager=_field_manager(call))
     return json_response(created, 201)
 
 
@@ -353,11 +372,13 @@ def _put(call: Call, rt: ResourceType, namespace: str | None, info: RequestInfo,
     dry_run = options.dry_run(call.request.query_params, "UpdateOptions")
     body = _object_body(call, raw)
     if info.subresource == "scale":
-        return json_response(server.update_scale(rt, namespace, info.name, body, user=call.user, dry_run=dry_run))
+        return json_response(server.update_scale(rt, namespace, info.name, body, user=call.user, dry_run=dry_run,
+                                                 field_manager=_field_manager(call)))
     if info.subresource == "finalize":
         return json_response(server.finalize_namespace(info.name, body, user=call.user, dry_run=dry_run))
     updated = server.update(
-        rt, namespace, info.name, body, subresource=info.subresource, dry_run=dry_run, user=call.user
+        rt, namespace, info.name, body, subresource=info.subresource, dry_run=dry_run, user=call.user,
+        field_manager=_field_manager(call),
     )
     return json_response(updated)
 
@@ -374,7 +395,8 @@ def _patch_scale(
         patched = patch.merge_patch(scale, body)
     else:
         raise errors.unsupported_media_type(patch_type, _SCALE_PATCH_TYPES)
-    return server.update_scale(rt, namespace, name, patched, user=call.user, dry_run=dry_run)
+    return server.update_scale(rt, namespace, name, patched, user=call.user, dry_run=dry_run,
+                               field_manager=_field_manager(call))
 
 
 def _patch(call: Call, rt: ResourceType, namespace: str | None, info: RequestInfo, raw: bytes) -> Response:
@@ -396,7 +418,8 @@ def _patch(call: Call, rt: ResourceType, namespace: str | None, info: RequestInf
         patch_type,
         subresource=info.subresource,
         dry_run=dry_run,
-        field_manager=query.get("fieldManager") or None,
+        field_manager=query.get("fieldManager") or None
+        if patch_type == APPLY_PATCH_CONTENT_TYPE else _field_manager(call),
         force=options.parse_bool("force", query.get("force")),
         user=call.user,
     )
