@@ -11,17 +11,31 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+import logging
 import random
 import uuid
 from collections.abc import Callable
 from typing import Any
 
-from harness.apiserver import builtins, crd, defaults, errors, patch, selectors, validation
+from harness.apiserver import (
+    builtins,
+    crd,
+    decoding,
+    defaults,
+    deleteoptions,
+    errors,
+    limits,
+    patch,
+    selectors,
+    validation,
+)
 from harness.apiserver.audit import AuditLog
 from harness.apiserver.resources import Registry, ResourceType
 from harness.apiserver.store import Store, clone
 from harness.apiserver.watch import Watch
 from harness.clock import VirtualClock
+
+log = logging.getLogger("lifecycle_tck.apiserver")
 
 FOREGROUND_FINALIZER = "foregroundDeletion"
 ORPHAN_FINALIZER = "orphan"
@@ -76,10 +90,11 @@ class APIServer:
         *,
         audit: AuditLog | None = None,
         history: int | None = None,
+        history_bytes: int | None = None,
     ) -> None:
         self.name = name
         self.clock = clock
-        self.store = Store() if history is None else Store(history)
+        self.store = Store(history_bytes=history_bytes) if history is None else Store(history, history_bytes)
         self.registry = Registry()
         self.audit = audit if audit is not None else AuditLog()
         self._admission: list[tuple[str, str, Admission]] = []
@@ -151,7 +166,10 @@ class APIServer:
             namespace=namespace or "", name=name, user=user, code=code, old=old, new=new,
         )
         for hook in self._write_hooks:
-            hook(verb, rt, old, new)
+            try:
+                hook(verb, rt, old, new)
+            except Exception:  # noqa: BLE001 - the write is committed and audited: report the bug, keep it
+                log.exception("a write hook failed after %s of %s %s/%s", verb, rt.qualified, namespace, name)
 
     def _key(self, rt: ResourceType, namespace: str | None, name: str) -> tuple[str, str]:
         return ((namespace or "") if rt.namespaced else "", name)
@@ -223,6 +241,7 @@ class APIServer:
         if old is not None:
             errs += validation.validate_object_meta_update(obj, old)
         errs += self._validate_kind(rt, obj, old)
+        errs += limits.data_size_errors(rt.api_version, rt.kind, obj)
         if errs:
             raise errors.invalid_object(rt.kind, rt.group, _meta(obj).get("name", ""), errs)
 
@@ -287,6 +306,7 @@ class APIServer:
         self._admit("CREATE", rt, obj, None)
         if dry_run:
             return self._out(rt, obj)
+        limits.fit(obj)  # before the resourceVersion moves: a refused write leaves no trace
         meta["resourceVersion"] = self.store.next_rv()
         self.store.put(skey, (ns, meta["name"]), obj)
         self._record("create", rt, ns, meta["name"], user, 201, None, obj)
@@ -398,10 +418,15 @@ class APIServer:
     def _decode_continue(token: str) -> tuple[tuple[str, str], int]:
         try:
             raw = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4))
-            data = json.loads(raw)
+            data = decoding.loads_json(raw)
             ns, _, name = str(data["start"]).partition("/")
-            return (ns, name), int(data["rv"])
-        except (ValueError, KeyError, TypeError, binascii.Error):
+            rv = data["rv"]
+            # The token's resourceVersion is an int64: 1e300, a string or a bool is no token.
+            if type(rv) is not int or not 0 <= rv < 2**63:
+                raise ValueError(rv)
+            return (ns, name), rv
+        # OverflowError: an rv of 1e308 * 10 or Infinity that a hand-made token may carry.
+        except (ValueError, KeyError, TypeError, OverflowError, binascii.Error):
             raise errors.bad_request(f"continue key is not valid: {token}") from None
 
     def watch(
@@ -514,6 +539,7 @@ class APIServer:
             return self._out(rt, new)
         if self._finalized(rt, new):
             return self._remove(rt, old, new, user=user, verb=verb, subresource=subresource)
+        limits.fit(new, retry_without_managed_fields=verb != "apply")
         meta["resourceVersion"] = self.store.next_rv()
         key = ((meta.get("namespace") or "") if rt.namespaced else "", meta["name"])
         self.store.put(self.skey(rt), key, new)
@@ -656,6 +682,7 @@ class APIServer:
         finishes; immediate when unscheduled or terminal); objects with finalizers, or deleted
         with Foreground/Orphan propagation, are only marked; the rest go at once. Pods answer with
         the Pod, other kinds with a Success Status unless the object stays."""
+        deleteoptions.check(options)
         opts = dict(options or {})
         dry_run = "All" in (opts.get("dryRun") or [])
         stored = self._get_stored(rt, namespace, name)
@@ -731,6 +758,7 @@ class APIServer:
             marked.setdefault("status", {})["phase"] = "Terminating"
         if dry_run:
             return 200, self._out(rt, marked)
+        limits.fit(marked)
         mmeta["resourceVersion"] = self.store.next_rv()
         key = self._key(rt, mmeta.get("namespace"), name)
         self.store.put(self.skey(rt), key, marked)
@@ -774,6 +802,7 @@ class APIServer:
             cmeta["deletionGracePeriodSeconds"] = grace
         if changed == stored or dry_run:
             return 200, self._out(rt, changed)
+        limits.fit(changed)
         cmeta["resourceVersion"] = self.store.next_rv()
         key = self._key(rt, cmeta.get("namespace"), cmeta["name"])
         self.store.put(self.skey(rt), key, changed)
@@ -849,6 +878,7 @@ class APIServer:
             return self._out(rt, new)
         if self._finalized(rt, new):
             return self._remove(rt, old, new, user=user, verb="update", subresource="finalize")
+        limits.fit(new)
         new["metadata"]["resourceVersion"] = self.store.next_rv()
         self.store.put(self.skey(rt), ("", name), new)
         self._record("update", rt, "", name, user, 200, old, new, "finalize")
@@ -875,6 +905,7 @@ class APIServer:
                            "lastTransitionTime": self.now()})
         new["status"]["conditions"] = conditions
         if not dry_run:
+            limits.fit(new)
             new["metadata"]["resourceVersion"] = self.store.next_rv()
             self.store.put(self.skey(rt), (namespace, name), new)
             self._record("create", rt, namespace, name, user, 201, old, new, "binding")

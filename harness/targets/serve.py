@@ -10,6 +10,7 @@ from __future__ import annotations
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 from controllers.registry import CONTROLLERS
@@ -22,6 +23,24 @@ from harness.world.world import MANAGEMENT_SIMULATORS, SIMULATORS, SYSTEM_USER, 
 WORKLOAD_CLUSTERS = "workload-clusters"
 # How often the served world runs its due work between requests (timers, kubelet, ...).
 TICK_SECONDS = 0.05
+
+# Retention of a long-running serve (scenario worlds keep everything): enough for any test run to
+# read back its own writes and resume its watches, bounded so that hours of traffic (or 300
+# rewrites of a 1 MiB ConfigMap) cannot grow the process without end.
+DEFAULT_AUDIT_MAX_RECORDS = 20_000
+DEFAULT_AUDIT_MAX_BYTES = 64 * 1024 * 1024
+DEFAULT_HISTORY_MAX_EVENTS = 50_000
+DEFAULT_HISTORY_MAX_BYTES = 64 * 1024 * 1024
+
+
+@dataclass(frozen=True)
+class Retention:
+    """How much audit trail and watch history (per cluster) ``serve`` keeps; oldest go first."""
+
+    audit_max_records: int = DEFAULT_AUDIT_MAX_RECORDS
+    audit_max_bytes: int = DEFAULT_AUDIT_MAX_BYTES
+    history_max_events: int = DEFAULT_HISTORY_MAX_EVENTS
+    history_max_bytes: int = DEFAULT_HISTORY_MAX_BYTES
 
 
 class UsageError(ValueError):
@@ -70,18 +89,23 @@ def serve(
     fixtures: list[str],
     token: str | None,
     chaos: float | None = None,
+    retention: Retention | None = None,
 ) -> int:
     """Serve until SIGINT/SIGTERM; 0 on a clean stop, 1 for bad fixtures, 2 for bad usage.
     ``chaos``: answer about that share of the API requests with 409, 429 or 500, except those of
     the world's own simulators (harness/apiserver/http/faults.py; ``GET /harness/v1/faults`` shows
-    the rules, ``DELETE`` clears them)."""
+    the rules, ``DELETE`` clears them). ``retention``: audit and watch-history limits (defaults:
+    :class:`Retention`)."""
     try:
         names = controller_names(controllers)
     except UsageError as err:
         print(f"lifecycle-tck serve: {err}", file=sys.stderr)
         return 2
+    keep = retention or Retention()
     world = World(simulators=[n for n in names if n not in CONTROLLERS],
-                  controllers=[n for n in names if n in CONTROLLERS], start=time.time(), follow_wall_time=True)
+                  controllers=[n for n in names if n in CONTROLLERS], start=time.time(), follow_wall_time=True,
+                  history=keep.history_max_events, history_bytes=keep.history_max_bytes,
+                  audit_max_records=keep.audit_max_records, audit_max_bytes=keep.audit_max_bytes)
     if fixtures:
         try:
             apply_documents(world.client(), read_documents(fixtures))

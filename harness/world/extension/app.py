@@ -14,13 +14,13 @@
 from __future__ import annotations
 
 import asyncio
-import json
 from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse, PlainTextResponse, RedirectResponse, Response
 
 from controllers.runtime.api import CATALOG, DISCOVERY, HOOKS_GROUP, HOOKS_VERSION
+from harness.apiserver import decoding
 from harness.world.extension.responses import (
     ANY_CLUSTER,
     ERROR,
@@ -36,6 +36,8 @@ REDIRECT_TARGET = "/elsewhere"
 GARBAGE_BODY = "this is not JSON {"
 ERROR_BODY = "internal error: the extension failed"
 BAD_REQUEST = "the request body is not a JSON object"
+# As the apiserver's: a hook request is a small object, never megabytes.
+MAX_BODY_BYTES = 3 * 1024 * 1024
 # The query parameter a Runtime SDK call carries its deadline in (``?timeout=10s``).
 TIMEOUT_PARAMETER = "timeout"
 _HOOKS_BY_PATH = {hook.lower(): hook for hook in CATALOG}
@@ -47,9 +49,12 @@ def create_app(responder: HookResponder) -> FastAPI:
                   openapi_url=None)
 
     async def _body(request: Request) -> dict[str, Any] | None:
+        raw = await request.body()
+        if len(raw) > MAX_BODY_BYTES:
+            return None
         try:
-            body = json.loads(await request.body())
-        except ValueError:
+            body = decoding.loads_json(raw)
+        except decoding.DecodeError:
             return None
         return body if isinstance(body, dict) else None
 
