@@ -29,6 +29,7 @@ ALIAS_MIN_DECODES = 1000
 ALIAS_RATIO_LOW = 400_000
 ALIAS_RATIO_HIGH = 4_000_000
 
+FLOAT64_MAX = 1.7976931348623157e308
 JSON_DEPTH_MESSAGE = "invalid character '{}' exceeded max depth"
 NUMBER_RANGE_MESSAGE = "json: cannot unmarshal number {} into Go value of type float64"
 YAML_DEPTH_MESSAGE = "error converting YAML to JSON: yaml: exceeded max depth of {}"
@@ -77,7 +78,7 @@ def _bounded_float(text: str) -> float:
 def _bounded_int(text: str) -> int | float:
     value = int(text)
     # Past float64 an integer cannot be held by any Go number type either.
-    if abs(value) > 1.7976931348623157e308:
+    if abs(value) > FLOAT64_MAX:
         raise NumberRangeError(NUMBER_RANGE_MESSAGE.format(text))
     return value
 
@@ -195,6 +196,8 @@ def _scalar(value: Any) -> Any:
         raise DecodeError(f"error converting YAML to JSON: unsupported value: {value}")
     if isinstance(value, str):
         return _text(value)
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) > FLOAT64_MAX:
+        raise DecodeError(f"error converting YAML to JSON: yaml: cannot represent {str(value)[:20]}... as a number")
     if value is None or isinstance(value, (int, float, bool)):
         return value
     raise DecodeError(f"error converting YAML to JSON: unsupported value of type {type(value).__name__}")
@@ -219,5 +222,9 @@ def loads_yaml(raw: bytes | str) -> Any:
         raise DecodeError(YAML_DEPTH_MESSAGE.format(MAX_DEPTH)) from None
     except (yaml.YAMLError, UnicodeDecodeError) as exc:
         raise DecodeError("error converting YAML to JSON: " + str(exc).replace("\n", " ")) from None
+    except DecodeError:
+        raise
+    except ValueError as exc:  # an integer of thousands of digits: Python's int() refuses it
+        raise DecodeError(f"error converting YAML to JSON: {exc}") from None
     finally:
         loader.dispose()
