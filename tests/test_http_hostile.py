@@ -307,3 +307,33 @@ def test_the_depth_limit_leaves_every_layer_room_to_recurse() -> None:
     assert record.to_dict()["diff"]
     with pytest.raises(decoding.DecodeError):
         decoding.loads_json(json.dumps({"a": value}))
+
+
+def test_yaml_the_reader_cannot_decode_or_numbers_of_thousands_of_digits_are_a_400(
+    http: TestClient, world: World
+) -> None:
+    # Both were 500s the fuzz suite found (tests/fuzz/).
+    before = _snapshot(world)
+    yaml_type = {"content-type": "application/yaml"}
+    _status(http.post(f"{NS}/pods", content=b"\xff\xfe\x00", headers=yaml_type), 400, "BadRequest")
+    _status(http.post(f"{NS}/pods", content=b"metadata: {name: " + b"9" * 5000 + b"}", headers=yaml_type), 400,
+            "BadRequest")
+    _status(http.post(f"{NS}/pods", content=b"metadata: {name: " + b"9" * 400 + b"}", headers=yaml_type), 400,
+            "BadRequest")
+    assert _snapshot(world) == before
+
+
+def test_the_reference_extension_refuses_deep_or_non_finite_bodies_with_a_400() -> None:
+    from harness.world.extension.app import HOOKS_PREFIX
+    from harness.world.extension.app import create_app as extension_app
+    from harness.world.extension.responses import HookResponder
+
+    responder = HookResponder()
+    with TestClient(extension_app(responder), raise_server_exceptions=False) as client:
+        for body in (DEEP, DEEP_OBJECT, b'{"a":1e400}', b'{"a":NaN}'):
+            answer = client.post(f"{HOOKS_PREFIX}/beforeclustercreate/h", content=body)
+            assert answer.status_code == 400, answer.text[:300]
+            assert client.post("/admin/answers", content=body).status_code == 400
+        assert client.post(f"{HOOKS_PREFIX}/beforeclustercreate/h", content=b"{" + b" " * (4 * 1024 * 1024) + b"}"
+                           ).status_code == 400
+    assert not responder.calls_of(None)
