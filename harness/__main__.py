@@ -23,6 +23,27 @@ def _rate(text: str) -> float:
     return rate
 
 
+_UNITS = {"": 1, "Ki": 1024, "Mi": 1024**2, "Gi": 1024**3}
+
+
+def _size(text: str) -> int:
+    """A byte count: a positive integer, optionally with a Ki, Mi or Gi suffix (``64Mi``)."""
+    number, unit = text, ""
+    for suffix in ("Ki", "Mi", "Gi"):
+        if text.endswith(suffix):
+            number, unit = text[: -len(suffix)], suffix
+    if not number.isdigit() or int(number) <= 0:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a size: a positive integer, optionally with Ki, Mi or Gi")
+    return int(number) * _UNITS[unit]
+
+
+def _count(text: str) -> int:
+    """A positive integer."""
+    if not text.isdigit() or int(text) <= 0:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a positive integer")
+    return int(text)
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="lifecycle-tck", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -48,6 +69,15 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--chaos", type=_rate, default=None, metavar="RATE",
                        help="answer about RATE (0..1] of the API requests with 409, 429 or 500 "
                             "(not those of the world's simulators)")
+    # Retention: the oldest audit records and watch events go first (defaults: harness/targets/serve.py).
+    serve.add_argument("--audit-max-records", type=_count, default=None, metavar="N",
+                       help="audit records kept (default 20000)")
+    serve.add_argument("--audit-max-bytes", type=_size, default=None, metavar="SIZE",
+                       help="bytes of object versions the audit trail keeps (default 64Mi)")
+    serve.add_argument("--history-max-events", type=_count, default=None, metavar="N",
+                       help="watch events each cluster keeps for resuming watches (default 50000)")
+    serve.add_argument("--history-max-bytes", type=_size, default=None, metavar="SIZE",
+                       help="bytes of object versions each cluster's watch history keeps (default 64Mi)")
 
     extension = sub.add_parser("extension", help="serve the reference Runtime Extension over HTTPS until interrupted")
     extension.add_argument("--host", default="127.0.0.1")
@@ -131,12 +161,15 @@ def _conformance(args: argparse.Namespace) -> int:
 
 
 def _serve(args: argparse.Namespace) -> int:
-    from harness.targets.serve import serve
+    from harness.targets.serve import Retention, serve
 
+    limits = {name: getattr(args, name) for name in
+              ("audit_max_records", "audit_max_bytes", "history_max_events", "history_max_bytes")}
     return serve(
         host=args.host, port=args.port, kubeconfig=args.kubeconfig, controllers=args.controllers,
         fixtures=args.fixtures, token=args.token, chaos=args.chaos, token_file=args.token_file,
         insecure_http=args.insecure_http, insecure_allow_remote=args.insecure_allow_remote, nodes=args.nodes,
+        retention=Retention(**{k: v for k, v in limits.items() if v is not None}),
     )
 
 

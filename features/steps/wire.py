@@ -212,6 +212,40 @@ def when_evicted(ctx: ScenarioContext, wire: Wire, ref: str) -> None:
           content_type=JSON_CONTENT_TYPE)
 
 
+@when(sentence('the Pod "{ref:Q}" is evicted over the wire with the delete options:'))
+def when_evicted_with_options(ctx: ScenarioContext, wire: Wire, ref: str, docstring: str) -> None:
+    target = ctx.ref("Pod", ref)
+    eviction = {"apiVersion": "policy/v1", "kind": "Eviction",
+                "metadata": {"name": target.name, "namespace": target.namespace},
+                "deleteOptions": json.loads(docstring)}
+    _send(ctx, wire, "POST", f"{_object_path(ctx, wire, target)}/eviction", body=json.dumps(eviction).encode(),
+          content_type=JSON_CONTENT_TYPE)
+
+
+@when(sentence('a {kind:Kind} "{ref:Q}" nested {depth:Int} deep is created over the wire'))
+def when_created_nested(ctx: ScenarioContext, wire: Wire, kind: str, ref: str, depth: int) -> None:
+    target = ctx.ref(kind, ref)
+    body = json.dumps(minimal(target))[:-1] + ',"x":' + '{"a":' * depth + "1" + "}" * depth + "}"
+    _send(ctx, wire, "POST", _collection_path(ctx, wire, target.api_version, kind, target.namespace),
+          body=body.encode(), content_type=JSON_CONTENT_TYPE)
+
+
+@when(sentence('a ConfigMap "{ref:Q}" holding {size:Int} bytes of data is created over the wire'))
+def when_configmap_of_size(ctx: ScenarioContext, wire: Wire, ref: str, size: int) -> None:
+    target = ctx.ref("ConfigMap", ref)
+    body = {**minimal(target), "data": {"k": "x" * (size - 1)}}  # the key counts too
+    _send(ctx, wire, "POST", _collection_path(ctx, wire, target.api_version, "ConfigMap", target.namespace),
+          body=json.dumps(body).encode(), content_type=JSON_CONTENT_TYPE)
+
+
+@when(sentence('a Pod "{ref:Q}" carrying {size:Int} bytes of arguments is created over the wire'))
+def when_pod_of_size(ctx: ScenarioContext, wire: Wire, ref: str, size: int) -> None:
+    target = ctx.ref("Pod", ref)
+    body = {**minimal(target), "spec": {"containers": [{"name": "c", "image": "busybox", "args": ["x" * size]}]}}
+    _send(ctx, wire, "POST", _collection_path(ctx, wire, target.api_version, "Pod", target.namespace),
+          body=json.dumps(body).encode(), content_type=JSON_CONTENT_TYPE)
+
+
 def _patch(
     ctx: ScenarioContext, wire: Wire, kind: str, ref: str, content_type: str, docstring: str, **params: str
 ) -> None:
@@ -265,6 +299,19 @@ def then_failure_status(wire: Wire, code: int, reason: str) -> None:
     assert (answer.status_code, actual) == (code, expected), (
         f"the answer is {answer.status_code} with {body}, expected {code} with {expected}"
     )
+
+
+@then(sentence("the answer is a Status with code {code:Int} and no reason"))
+def then_failure_status_without_reason(wire: Wire, code: int) -> None:
+    answer, body = _status(wire)
+    actual = (answer.status_code, body.get("code"), body.get("status"), "reason" in body)
+    assert actual == (code, code, "Failure", False), f"the answer is {answer.status_code} with {body}"
+
+
+@then(sentence('the Status message contains "{text:Q}"'))
+def then_status_message_contains(wire: Wire, text: str) -> None:
+    _, body = _status(wire)
+    assert text in str(body.get("message")), f"the Status message is {body.get('message')!r}"
 
 
 @then(sentence("the answer is a Success Status with code {code:Int}"))

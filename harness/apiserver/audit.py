@@ -1,4 +1,10 @@
-"""The audit trail: every write any cluster accepted, with who made it and what changed."""
+"""The audit trail: every write any cluster accepted, with who made it and what changed.
+
+A record holds the object before and after the write (to compute its diff on demand). Scenario
+worlds keep every record; a long-running ``serve`` bounds the trail by record count and by the
+bytes of the object versions it holds, dropping the oldest records first (``seq`` numbers and
+``since`` marks stay those of the whole trail).
+"""
 
 from __future__ import annotations
 
@@ -6,6 +12,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from harness.apiserver import limits
 from harness.clock import rfc3339
 
 
@@ -63,21 +70,67 @@ def _jsonable(value: Any) -> Any:
 
 
 class AuditLog:
-    """Append-only list of :class:`AuditRecord`, shared by every cluster of a world."""
+    """Append-only list of :class:`AuditRecord`, shared by every cluster of a world.
 
-    def __init__(self, enabled: bool = True) -> None:
+    ``max_records`` / ``max_bytes`` (None: unbounded): past either, the oldest records go. The
+    bytes are those of each record's new object version (or the old one for a removal), as
+    stored; versions are shared with the store, so this is what the trail alone keeps alive.
+    ``records`` holds the retained records; ``len()`` counts every record ever added."""
+
+    def __init__(self, enabled: bool = True, *, max_records: int | None = None, max_bytes: int | None = None) -> None:
         self.enabled = enabled
+        self.max_records = max_records
+        self.max_bytes = max_bytes
         self.records: list[AuditRecord] = []
+        self._sizes: list[int] = []
+        self._bytes = 0
+        self._dropped = 0
 
     def add(self, **fields: Any) -> None:
-        if self.enabled:
-            self.records.append(AuditRecord(seq=len(self.records) + 1, **fields))
+        """Append a record (its ``seq`` is the count of records so far plus one), then trim."""
+        if not self.enabled:
+            return
+        self.records.append(AuditRecord(seq=len(self) + 1, **fields))
+        if self.max_records is None and self.max_bytes is None:
+            return
+        kept = fields.get("new") if fields.get("new") is not None else fields.get("old")
+        size = limits.encoded_size(kept) if self.max_bytes is not None and kept is not None else 0
+        self._sizes.append(size)
+        self._bytes += size
+        self._trim()
+
+    def _trim(self) -> None:
+        excess = 0
+        total = self._bytes
+        count = len(self.records)
+        while count - excess > 1 and (
+            (self.max_records is not None and count - excess > self.max_records)
+            or (self.max_bytes is not None and total > self.max_bytes)
+        ):
+            total -= self._sizes[excess]
+            excess += 1
+        if excess:
+            # One slice per add: trimming stays proportional to what is dropped.
+            del self.records[:excess]
+            del self._sizes[:excess]
+            self._bytes = total
+            self._dropped += excess
+
+    @property
+    def retained_bytes(self) -> int:
+        """Bytes of object versions the retained records hold (0 when no byte limit is set)."""
+        return self._bytes
+
+    @property
+    def dropped(self) -> int:
+        """How many of the oldest records retention has dropped."""
+        return self._dropped
 
     def __iter__(self) -> Iterator[AuditRecord]:
         return iter(self.records)
 
     def __len__(self) -> int:
-        return len(self.records)
+        return self._dropped + len(self.records)
 
     def query(
         self,
@@ -89,9 +142,10 @@ class AuditLog:
         namespace: str | None = None,
         since: int = 0,
     ) -> list[AuditRecord]:
-        """Records matching every given field, oldest first; ``since`` skips the first N records."""
+        """Records matching every given field, oldest first; ``since`` skips the first N records
+        (of the whole trail: records retention dropped are simply absent)."""
         out = []
-        for rec in self.records[since:]:
+        for rec in self.records[max(0, since - self._dropped):]:
             if cluster is not None and rec.cluster != cluster:
                 continue
             if verb is not None and rec.verb != verb:

@@ -44,10 +44,19 @@ def cluster_from_url(url: str) -> str:
 class ClusterSet:
     """The clusters of one world, sharing a clock and an audit log."""
 
-    def __init__(self, clock: VirtualClock, *, audit: AuditLog | None = None, history: int | None = None) -> None:
+    def __init__(
+        self,
+        clock: VirtualClock,
+        *,
+        audit: AuditLog | None = None,
+        history: int | None = None,
+        history_bytes: int | None = None,
+    ) -> None:
+        """``history`` / ``history_bytes``: each cluster's watch history limits (see :class:`Store`)."""
         self.clock = clock
         self.audit = audit if audit is not None else AuditLog()
         self._history = history
+        self._history_bytes = history_bytes
         self.base_url = IN_PROCESS_URL
         self.token: str | None = None
         self.ca_pem: bytes | None = None  # the CA that signs the server certificate, when served over TLS
@@ -63,7 +72,9 @@ class ClusterSet:
     def add(self, name: str) -> APIServer:
         """The cluster called ``name``, created if it does not exist yet."""
         if name not in self._clusters:
-            self._clusters[name] = APIServer(name, self.clock, audit=self.audit, history=self._history)
+            self._clusters[name] = APIServer(
+                name, self.clock, audit=self.audit, history=self._history, history_bytes=self._history_bytes
+            )
         return self._clusters[name]
 
     def remove(self, name: str) -> None:

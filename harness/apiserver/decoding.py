@@ -332,6 +332,10 @@ def _decode(value: Any, node: _Node, struct: str, walk: _Walk) -> Any:
                 # not written back; a required struct (a Deployment's `template`) becomes empty.
                 if sub.zero_struct:
                     out[key] = {}
+                elif sub.shape == _TIME:
+                    # metav1.Time marshals its zero value as null, and the condition types hold it by
+                    # value (PodCondition.lastProbeTime): the null is written back.
+                    out[key] = None
                 continue
             if (sub.shape == _STRING and item.__class__ is str) or sub.shape == _ANY:
                 out[key] = item  # the common leaves, without a call

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from harness.apiserver import builtins
+from harness.apiserver import builtins, deleteoptions
 from harness.apiserver.pdb import ALWAYS_ALLOW, is_pod_ready, pdb_selects, update_disruption_allowed_condition
 from harness.apiserver.server import APIServer
 from harness.apiserver.store import clone
@@ -124,6 +124,8 @@ def _delete_options(body: dict[str, Any], dry_run: bool) -> dict[str, Any]:
     """``propagateDryRun``: the body's deleteOptions with the query's dryRun merged in."""
     query = ["All"] if dry_run else []
     raw = body.get("deleteOptions")
+    # Every field's type is checked before the first write (the budget, the pod condition).
+    deleteoptions.check(raw, owner=EVICTION_KIND, prefix="deleteOptions.")
     if not isinstance(raw, dict):
         return {"dryRun": query} if query else {}
     options = {k: v for k, v in raw.items() if k not in ("apiVersion", "kind")}
@@ -192,21 +194,31 @@ def _add_condition_and_delete(
     """``addConditionAndDeletePod``: a status update adding DisruptionTarget (checked against the
     delete preconditions first), then the DELETE; on a dry run only the DELETE (which writes nothing)."""
     if not _is_dry_run(options):
-        latest = server.get(builtins.POD, namespace, name)
-        meta = latest["metadata"]
-        pre = options.get("preconditions") or {}
-        if pre.get("uid") and pre["uid"] != meta.get("uid"):
-            text = UID_PRECONDITION_MSG.format(pre["uid"], meta.get("uid"))
-            raise errors.conflict(POD_CONFLICT_RESOURCE, "", name, text)
-        if pre.get("resourceVersion") and pre["resourceVersion"] != meta.get("resourceVersion"):
-            text = RV_PRECONDITION_MSG.format(pre["resourceVersion"], meta.get("resourceVersion"))
-            raise errors.conflict(POD_CONFLICT_RESOURCE, "", name, text)
+        latest = _preflight(server, namespace, name, options, user)
         _set_disruption_target(latest, server.now())
         updated = server.update(builtins.POD, namespace, name, latest, subresource="status", user=user)
         if _rv_precondition(options) is not None:
             # The status write moved the resourceVersion; the delete must expect the new one.
             options = _with_rv_precondition(options, updated["metadata"]["resourceVersion"])
     server.delete(builtins.POD, namespace, name, options, user=user)
+
+
+def _preflight(server: APIServer, namespace: str, name: str, options: dict[str, Any], user: str) -> dict[str, Any]:
+    """What must hold for the pod's DELETE to succeed, checked before the eviction's first write
+    (the budget or the condition), so that a refused eviction leaves nothing behind: the delete
+    preconditions (409, named as addConditionAndDeletePod names them), then the DELETE itself as a
+    dry run (admission, options). Returns the pod as it is now."""
+    latest = server.get(builtins.POD, namespace, name)
+    meta = latest["metadata"]
+    pre = options.get("preconditions") or {}
+    if pre.get("uid") and pre["uid"] != meta.get("uid"):
+        text = UID_PRECONDITION_MSG.format(pre["uid"], meta.get("uid"))
+        raise errors.conflict(POD_CONFLICT_RESOURCE, "", name, text)
+    if pre.get("resourceVersion") and pre["resourceVersion"] != meta.get("resourceVersion"):
+        text = RV_PRECONDITION_MSG.format(pre["resourceVersion"], meta.get("resourceVersion"))
+        raise errors.conflict(POD_CONFLICT_RESOURCE, "", name, text)
+    server.delete(builtins.POD, namespace, name, {**options, "dryRun": ["All"]}, user=user)
+    return latest
 
 
 def _set_disruption_target(pod: dict[str, Any], now: str) -> None:
@@ -223,8 +235,11 @@ def _set_disruption_target(pod: dict[str, Any], now: str) -> None:
     conditions.append(new)
 
 
-def _check_and_decrement(server: APIServer, namespace: str, pod_name: str, pdb: dict[str, Any], dry_run: bool) -> None:
+def _check_and_decrement(
+    server: APIServer, namespace: str, pod_name: str, pdb: dict[str, Any], options: dict[str, Any], user: str
+) -> None:
     """``checkAndDecrement``: refuse per the budget, or spend one disruption (a status write)."""
+    dry_run = _is_dry_run(options)
     meta = pdb["metadata"]
     status = pdb.setdefault("status", {})
     name = meta["name"]
@@ -248,13 +263,16 @@ def _check_and_decrement(server: APIServer, namespace: str, pod_name: str, pdb: 
         update_disruption_allowed_condition(status, now)
     if dry_run:
         return
+    _preflight(server, namespace, pod_name, options, user)
     disrupted = dict(status.get("disruptedPods") or {})
     disrupted[pod_name] = now
     status["disruptedPods"] = disrupted
     server.update(builtins.POD_DISRUPTION_BUDGET, namespace, name, pdb, subresource="status", user=LOOPBACK_USER)
 
 
-def _spend_budget(server: APIServer, namespace: str, pod_name: str, pdb: dict[str, Any], dry_run: bool) -> None:
+def _spend_budget(
+    server: APIServer, namespace: str, pod_name: str, pdb: dict[str, Any], options: dict[str, Any], user: str
+) -> None:
     """``RetryOnConflict`` around checkAndDecrement, re-reading the PDB after a conflict; when the
     retries run out the last conflict is returned (client-go's ``OnError`` does so)."""
     last: errors.StatusError | None = None
@@ -262,7 +280,7 @@ def _spend_budget(server: APIServer, namespace: str, pod_name: str, pdb: dict[st
         if attempt:
             pdb = server.get(builtins.POD_DISRUPTION_BUDGET, namespace, pdb["metadata"]["name"])
         try:
-            _check_and_decrement(server, namespace, pod_name, pdb, dry_run)
+            _check_and_decrement(server, namespace, pod_name, pdb, options, user)
             return
         except errors.StatusError as err:
             if err.code != 409:
@@ -322,7 +340,7 @@ def evict(server: APIServer, namespace: str, name: str, body: Any, *, dry_run: b
             # An unready pod does not count as healthy: deleting it spends nothing.
             guard_readiness = True
         else:
-            _spend_budget(server, namespace, name, pdb, _is_dry_run(options))
+            _spend_budget(server, namespace, name, pdb, options, user)
 
     delete_options = options
     if guard_readiness:

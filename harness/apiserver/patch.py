@@ -16,6 +16,7 @@ detail is kept as the exception's ``__cause__`` for debugging only, as upstream 
 from __future__ import annotations
 
 import copy
+import json
 import re
 from collections.abc import Callable
 from typing import Any
@@ -34,6 +35,9 @@ from harness.kube.names.meta import STRATEGIC_MERGE_PATCH_CONTENT_TYPE as SMP_CO
 
 # ``maxJSONPatchOperations`` in handlers/patch.go.
 MAX_JSON_PATCH_OPERATIONS = 10000
+# json-patch's AccumulatedCopySizeLimit as the apiserver sets it (JSONPatchMaxCopyBytes): the JSON
+# size of every value ``copy`` operations duplicate, summed over the patch, checked op by op.
+MAX_JSON_PATCH_COPY_BYTES = 3 * 1024 * 1024
 
 
 # ---------------------------------------------------------------------------------------------
@@ -165,7 +169,7 @@ def _op_string(operation: dict[str, Any], field: str) -> str | None:
     return value if isinstance(value, str) else None
 
 
-def _apply_operation(doc: Any, operation: dict[str, Any]) -> Any:
+def _apply_operation(doc: Any, operation: dict[str, Any], copied: list[int] | None = None) -> Any:
     """Apply one operation to ``doc`` in place and return the (possibly replaced) root."""
     op = _op_string(operation, "op") or "unknown"
     if op not in {"add", "remove", "replace", "move", "copy", "test"}:
@@ -205,7 +209,15 @@ def _apply_operation(doc: Any, operation: dict[str, Any]) -> Any:
             raise JSONPatchApplyError(
                 f"{op} operation does not apply: doc is missing from path: {source}: missing value"
             )
-        value = copy.deepcopy(_read(*located))
+        source_value = _read(*located)
+        if op == "copy" and copied is not None:
+            # Counted before the value is duplicated: 17 copies of 800 bytes must not build 15 MB.
+            copied[0] += len(json.dumps(source_value, separators=(",", ":"), ensure_ascii=False).encode())
+            if copied[0] > MAX_JSON_PATCH_COPY_BYTES:
+                raise JSONPatchApplyError(
+                    f"unable to copy: accumulated copy size {copied[0]} exceeds {MAX_JSON_PATCH_COPY_BYTES}"
+                )
+        value = copy.deepcopy(source_value)
         if op == "move":
             _delete(*located)
 
@@ -249,9 +261,10 @@ def json_patch(doc: dict[str, Any], operations: Any) -> dict[str, Any]:
             f"The allowed maximum operations in a JSON patch is {MAX_JSON_PATCH_OPERATIONS}, got {len(operations)}"
         )
     result: Any = copy.deepcopy(doc)
+    copied = [0]
     for operation in operations:
         try:
-            result = _apply_operation(result, operation or {})
+            result = _apply_operation(result, operation or {}, copied)
         except (JSONPatchApplyError, IndexError) as err:
             raise unprocessable() from err
     if not isinstance(result, dict):

@@ -11,12 +11,25 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+import logging
 import random
 import uuid
 from collections.abc import Callable
 from typing import Any
 
-from harness.apiserver import builtins, conversion, crd, decoding, defaults, managedfields, patch, validation
+from harness.apiserver import (
+    builtins,
+    conversion,
+    crd,
+    decoding,
+    defaults,
+    deleteoptions,
+    limits,
+    managedfields,
+    parsing,
+    patch,
+    validation,
+)
 from harness.apiserver.audit import AuditLog
 from harness.apiserver.resources import Registry, ResourceType
 from harness.apiserver.store import Store, clone
@@ -35,6 +48,8 @@ from harness.kube.names.meta import (
 from harness.kube.names.meta import PROPAGATION_BACKGROUND as BACKGROUND
 from harness.kube.names.meta import PROPAGATION_FOREGROUND as FOREGROUND
 from harness.kube.names.meta import PROPAGATION_ORPHAN as ORPHAN
+
+log = logging.getLogger("lifecycle_tck.apiserver")
 
 PROPAGATION_POLICIES = (BACKGROUND, FOREGROUND, ORPHAN)
 # Kinds whose create keeps the status the client sent (the kubelet registers Nodes with theirs).
@@ -99,10 +114,11 @@ class APIServer:
         *,
         audit: AuditLog | None = None,
         history: int | None = None,
+        history_bytes: int | None = None,
     ) -> None:
         self.name = name
         self.clock = clock
-        self.store = Store() if history is None else Store(history)
+        self.store = Store(history_bytes=history_bytes) if history is None else Store(history, history_bytes)
         self.registry = Registry()
         self.audit = audit if audit is not None else AuditLog()
         self._admission: list[tuple[str, str, Admission]] = []
@@ -174,7 +190,10 @@ class APIServer:
             namespace=namespace or "", name=name, user=user, code=code, old=old, new=new,
         )
         for hook in self._write_hooks:
-            hook(verb, rt, old, new)
+            try:
+                hook(verb, rt, old, new)
+            except Exception:  # noqa: BLE001 - the write is committed and audited: report the bug, keep it
+                log.exception("a write hook failed after %s of %s %s/%s", verb, rt.qualified, namespace, name)
 
     def _key(self, rt: ResourceType, namespace: str | None, name: str) -> tuple[str, str]:
         return ((namespace or "") if rt.namespaced else "", name)
@@ -250,6 +269,7 @@ class APIServer:
         if old is not None:
             errs += kube_validation.validate_object_meta_update(obj, old)
         errs += self._validate_kind(rt, obj, old)
+        errs += limits.data_size_errors(rt.api_version, rt.kind, obj)
         if errs:
             raise errors.invalid_object(rt.kind, rt.group, _meta(obj).get("name", ""), errs)
 
@@ -339,6 +359,7 @@ class APIServer:
             meta.pop("managedFields", None)
         if dry_run:
             return self._out(rt, obj)
+        limits.fit(obj)  # before the resourceVersion moves: a refused write leaves no trace
         meta["resourceVersion"] = self.store.next_rv()
         self.store.put(skey, (ns, meta["name"]), obj)
         self._record("create", rt, ns, meta["name"], user, 201, None, obj)
@@ -450,10 +471,15 @@ class APIServer:
     def _decode_continue(token: str) -> tuple[tuple[str, str], int]:
         try:
             raw = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4))
-            data = json.loads(raw)
+            data = parsing.loads_json(raw)
             ns, _, name = str(data["start"]).partition("/")
-            return (ns, name), int(data["rv"])
-        except (ValueError, KeyError, TypeError, binascii.Error):
+            rv = data["rv"]
+            # The token's resourceVersion is an int64: 1e300, a string or a bool is no token.
+            if type(rv) is not int or not 0 <= rv < 2**63:
+                raise ValueError(rv)
+            return (ns, name), rv
+        # OverflowError: an rv of 1e308 * 10 or Infinity that a hand-made token may carry.
+        except (ValueError, KeyError, TypeError, OverflowError, binascii.Error):
             raise errors.bad_request(f"continue key is not valid: {token}") from None
 
     def watch(
@@ -585,6 +611,7 @@ class APIServer:
             return self._out(rt, new)
         if self._finalized(rt, new):
             return self._remove(rt, old, new, user=user, verb=verb, subresource=subresource)
+        limits.fit(new, retry_without_managed_fields=verb != "apply")
         meta["resourceVersion"] = self.store.next_rv()
         key = ((meta.get("namespace") or "") if rt.namespaced else "", meta["name"])
         self.store.put(self.skey(rt), key, new)
@@ -738,6 +765,7 @@ class APIServer:
         with Foreground/Orphan propagation, are only marked (200 with the object; 202 with the
         legacy ``orphanDependents: false``); the rest go at once, answered with the deleted object
         for the registries in :data:`RETURNS_DELETED_OBJECT` and a Success Status otherwise."""
+        deleteoptions.check(options)
         opts = dict(options or {})
         dry_run = "All" in (opts.get("dryRun") or [])
         stored = self._get_stored(rt, namespace, name)
@@ -818,6 +846,7 @@ class APIServer:
             marked.setdefault("status", {})["phase"] = "Terminating"
         if dry_run:
             return 200, self._out(rt, marked)
+        limits.fit(marked)
         mmeta["resourceVersion"] = self.store.next_rv()
         key = self._key(rt, mmeta.get("namespace"), name)
         self.store.put(self.skey(rt), key, marked)
@@ -862,6 +891,7 @@ class APIServer:
             cmeta["deletionGracePeriodSeconds"] = grace
         if changed == stored or dry_run:
             return 200, self._out(rt, changed)
+        limits.fit(changed)
         cmeta["resourceVersion"] = self.store.next_rv()
         key = self._key(rt, cmeta.get("namespace"), cmeta["name"])
         self.store.put(self.skey(rt), key, changed)
@@ -937,6 +967,7 @@ class APIServer:
             return self._out(rt, new)
         if self._finalized(rt, new):
             return self._remove(rt, old, new, user=user, verb="update", subresource="finalize")
+        limits.fit(new)
         new["metadata"]["resourceVersion"] = self.store.next_rv()
         self.store.put(self.skey(rt), ("", name), new)
         self._record("update", rt, "", name, user, 200, old, new, "finalize")
@@ -963,6 +994,7 @@ class APIServer:
                            "lastTransitionTime": self.now()})
         new["status"]["conditions"] = conditions
         if not dry_run:
+            limits.fit(new)
             new["metadata"]["resourceVersion"] = self.store.next_rv()
             self.store.put(self.skey(rt), (namespace, name), new)
             self._record("create", rt, namespace, name, user, 201, old, new, "binding")

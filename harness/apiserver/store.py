@@ -7,12 +7,16 @@ readers, history and watchers can share them and copy only when handing them to 
 
 from __future__ import annotations
 
+import logging
 from collections import deque
 from typing import Any
 
+from harness.apiserver import limits
 from harness.apiserver.watch import Watch
 from harness.kube import errors
 from harness.kube.names.meta import ADDED, DELETED, MODIFIED
+
+log = logging.getLogger("lifecycle_tck.store")
 
 # The watch cache's history window, in events. Older resourceVersions get 410 Expired.
 DEFAULT_HISTORY = 200_000
@@ -31,16 +35,28 @@ def clone(value: Any) -> Any:
     return value
 
 
+def _node_name(pod: dict[str, Any]) -> str:
+    # Only a string names a node; anything else (refused by validation) must not break the index.
+    spec = pod.get("spec")
+    name = spec.get("nodeName") if isinstance(spec, dict) else None
+    return name if isinstance(name, str) else ""
+
+
 class Store:
     """Objects by resource and key, with a per-cluster monotonic resourceVersion."""
 
-    def __init__(self, history: int = DEFAULT_HISTORY) -> None:
+    def __init__(self, history: int = DEFAULT_HISTORY, history_bytes: int | None = None) -> None:
+        """``history``: events the watch history keeps; ``history_bytes`` (None: unbounded): the
+        bytes of object versions it may hold. Past either, the oldest events go, as an automatic
+        compaction: a watch from before them gets 410 Expired."""
         self._rv = 0
         self._data: dict[StorageKey, dict[ObjectKey, dict[str, Any]]] = {}
         # (rv, storage key, event type, object, previous object)
-        self._history: deque[tuple[int, StorageKey, str, dict[str, Any], dict[str, Any] | None]] = deque(
-            maxlen=history
-        )
+        self._history: deque[tuple[int, StorageKey, str, dict[str, Any], dict[str, Any] | None]] = deque()
+        self._history_max = history
+        self._history_max_bytes = history_bytes
+        self._history_sizes: deque[int] = deque()
+        self._history_bytes = 0
         self._compacted_rv = 0
         self._watchers: dict[StorageKey, set[Watch]] = {}
         # spec.nodeName → pod keys, so per-node pod lists don't scan every pod
@@ -103,23 +119,52 @@ class Store:
 
     def _index_pod(self, key: ObjectKey, old: dict[str, Any] | None, new: dict[str, Any] | None) -> None:
         if old is not None:
-            self._pods_by_node.get((old.get("spec") or {}).get("nodeName") or "", set()).discard(key)
+            self._pods_by_node.get(_node_name(old), set()).discard(key)
         if new is not None:
-            self._pods_by_node.setdefault((new.get("spec") or {}).get("nodeName") or "", set()).add(key)
+            self._pods_by_node.setdefault(_node_name(new), set()).add(key)
 
     def _record(self, skey: StorageKey, event_type: str, obj: dict[str, Any], old: dict[str, Any] | None) -> None:
         rv = int(obj["metadata"]["resourceVersion"])
-        if len(self._history) == self._history.maxlen:
-            self._compacted_rv = self._history[0][0]
         self._history.append((rv, skey, event_type, obj, old))
+        if self._history_max_bytes is not None:
+            size = limits.encoded_size(obj)
+            self._history_sizes.append(size)
+            self._history_bytes += size
+        self._trim_history()
         for watch in list(self._watchers.get(skey, ())):
-            watch.offer(event_type, obj, old)
+            try:
+                watch.offer(event_type, obj, old)
+            except Exception:  # noqa: BLE001 - a committed write stands whatever one watcher makes of it
+                log.exception("a watch could not take an event; it is closed")
+                watch.stop()
+
+    def _trim_history(self) -> None:
+        history = self._history
+        limit_bytes = self._history_max_bytes
+        while len(history) > 1 and (
+            len(history) > self._history_max or (limit_bytes is not None and self._history_bytes > limit_bytes)
+        ):
+            # The oldest event goes: a watch must now start after it.
+            self._compacted_rv = history.popleft()[0]
+            if limit_bytes is not None:
+                self._history_bytes -= self._history_sizes.popleft()
+
+    @property
+    def history_bytes(self) -> int:
+        """Bytes of the object versions the watch history holds (0 without a byte limit)."""
+        return self._history_bytes
+
+    def history_length(self) -> int:
+        """Events the watch history holds."""
+        return len(self._history)
 
     # -- watch ---------------------------------------------------------------------------------
 
     def compact(self) -> None:
         """Forget all history up to now, as an etcd compaction does."""
         self._history.clear()
+        self._history_sizes.clear()
+        self._history_bytes = 0
         self._compacted_rv = self._rv
 
     @property

@@ -25,6 +25,7 @@ import stat
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 from controllers.registry import CONTROLLERS
@@ -49,6 +50,24 @@ REMOTE_WITHOUT_TOKEN = (
     "refusing to listen on {} without a token: anyone who can reach it could change the world. Give "
     "--token-file PATH (or LIFECYCLE_TCK_TOKEN), or --insecure-allow-remote if that is really meant"
 )
+
+# Retention of a long-running serve (scenario worlds keep everything): enough for any test run to
+# read back its own writes and resume its watches, bounded so that hours of traffic (or 300
+# rewrites of a 1 MiB ConfigMap) cannot grow the process without end.
+DEFAULT_AUDIT_MAX_RECORDS = 20_000
+DEFAULT_AUDIT_MAX_BYTES = 64 * 1024 * 1024
+DEFAULT_HISTORY_MAX_EVENTS = 50_000
+DEFAULT_HISTORY_MAX_BYTES = 64 * 1024 * 1024
+
+
+@dataclass(frozen=True)
+class Retention:
+    """How much audit trail and watch history (per cluster) ``serve`` keeps; oldest go first."""
+
+    audit_max_records: int = DEFAULT_AUDIT_MAX_RECORDS
+    audit_max_bytes: int = DEFAULT_AUDIT_MAX_BYTES
+    history_max_events: int = DEFAULT_HISTORY_MAX_EVENTS
+    history_max_bytes: int = DEFAULT_HISTORY_MAX_BYTES
 
 
 class UsageError(ValueError):
@@ -159,11 +178,13 @@ def serve(
     insecure_http: bool = False,
     insecure_allow_remote: bool = False,
     nodes: int = 1,
+    retention: Retention | None = None,
 ) -> int:
     """Serve until SIGINT/SIGTERM; 0 on a clean stop, 1 for bad fixtures or an unusable address,
     2 for bad usage. ``chaos``: answer about that share of the API requests with 409, 429 or 500,
     except those of the world's own simulators (harness/apiserver/faults.py; ``GET
-    /harness/v1/faults`` shows the rules, ``DELETE`` clears them)."""
+    /harness/v1/faults`` shows the rules, ``DELETE`` clears them). ``retention``: audit and watch-history
+    limits (defaults: :class:`Retention`)."""
     try:
         names = controller_names(controllers)
         token = read_token(token, token_file)
@@ -174,8 +195,11 @@ def serve(
     except UsageError as err:
         print(f"lifecycle-tck serve: {err}", file=sys.stderr)
         return 2
+    keep = retention or Retention()
     world = World(simulators=[n for n in names if n not in CONTROLLERS],
-                  controllers=[n for n in names if n in CONTROLLERS], start=time.time(), follow_wall_time=True)
+                  controllers=[n for n in names if n in CONTROLLERS], start=time.time(), follow_wall_time=True,
+                  history=keep.history_max_events, history_bytes=keep.history_max_bytes,
+                  audit_max_records=keep.audit_max_records, audit_max_bytes=keep.audit_max_bytes)
     # kubectl sends bearer tokens only over TLS, and JavaScript clients refuse plain-HTTP watches:
     # HTTPS with a CA of our own, which the kubeconfig carries (and kube-root-ca.crt publishes). The
     # serving key lives in a directory of this process only (0700), gone when it stops; the CA

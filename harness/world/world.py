@@ -77,11 +77,16 @@ class World:
         history: int | None = None,
         crds: bool = True,
         controllers: list[str] | None = None,
+        history_bytes: int | None = None,
+        audit_max_records: int | None = None,
+        audit_max_bytes: int | None = None,
     ) -> None:
+        # Retention (None: unbounded, what scenarios want): ``history``/``history_bytes`` bound each
+        # cluster's watch history, ``audit_max_records``/``audit_max_bytes`` the audit trail.
         self.clock = VirtualClock(start, follow_wall_time=follow_wall_time)
         self.scheduler = Scheduler(self.clock)
-        self.audit = AuditLog(enabled=audit)
-        self.clusters = ClusterSet(self.clock, audit=self.audit, history=history)
+        self.audit = AuditLog(enabled=audit, max_records=audit_max_records, max_bytes=audit_max_bytes)
+        self.clusters = ClusterSet(self.clock, audit=self.audit, history=history, history_bytes=history_bytes)
         self.manager = Manager(self.scheduler)
         everything = list(SIMULATORS) + list(MANAGEMENT_SIMULATORS)
         self.simulator_names = everything if simulators is None else list(simulators)

@@ -3,18 +3,17 @@
 The apiserver reads at most 3 MiB of a body (``MaxRequestBodyBytes``) and answers 413 beyond it;
 it decodes ``application/json`` (the default when no Content-Type is sent) and
 ``application/yaml``, and answers 415 for anything else. YAML is read as sigs.k8s.io/yaml reads
-it: converted to JSON, so timestamps stay strings and keys become strings.
+it: converted to JSON, so timestamps stay strings and keys become strings. Both decoders are
+bounded (depth, number range, YAML aliasing: harness/apiserver/parsing.py).
 """
 
 from __future__ import annotations
 
-import json
-import math
 from typing import Any
 
-import yaml
 from starlette.requests import Request
 
+from harness.apiserver import parsing
 from harness.apiserver.http import protobuf
 from harness.apiserver.http.negotiation import YAML, parse_media_type
 from harness.kube import errors
@@ -34,20 +33,9 @@ DRAIN_LIMIT_BYTES = 64 * 1024 * 1024
 OBJECT_MEDIA_TYPES = [JSON, YAML]
 EMPTY_BODY_MESSAGE = "Object 'Kind' is missing in ''"
 JSON_PARSE_ERROR = "couldn't get version/kind; json parse error: {}"
-YAML_PARSE_ERROR = "error converting YAML to JSON: {}"
 PATCH_TYPES = (
     JSON_PATCH_CONTENT_TYPE, MERGE_PATCH_CONTENT_TYPE, STRATEGIC_MERGE_PATCH_CONTENT_TYPE, APPLY_PATCH_CONTENT_TYPE,
 )
-
-
-class _JSONLikeLoader(yaml.SafeLoader):
-    """SafeLoader without the timestamp rule: ``2026-01-01T00:00:00Z`` stays a string, as in JSON."""
-
-
-_JSONLikeLoader.yaml_implicit_resolvers = {
-    first: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:timestamp"]
-    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
-}
 
 
 def too_large() -> errors.StatusError:
@@ -72,49 +60,24 @@ async def read_body(request: Request) -> bytes:
     return b"".join(chunks)
 
 
-def _jsonable(value: Any) -> Any:
-    """YAML data as JSON data: keys become strings; binary, sets and non-finite numbers are refused."""
-    if isinstance(value, dict):
-        out: dict[str, Any] = {}
-        for key, item in value.items():
-            if isinstance(key, bool):
-                name = "true" if key else "false"
-            elif key is None:
-                name = "null"
-            elif isinstance(key, (str, int, float)):
-                name = str(key)
-            else:
-                raise errors.bad_request(YAML_PARSE_ERROR.format(f"unsupported map key {key!r}"))
-            out[name] = _jsonable(item)
-        return out
-    if isinstance(value, list):
-        return [_jsonable(item) for item in value]
-    if isinstance(value, float) and not math.isfinite(value):
-        raise errors.bad_request(YAML_PARSE_ERROR.format(f"unsupported value: {value}"))
-    if value is None or isinstance(value, (str, int, float, bool)):
-        return value
-    raise errors.bad_request(YAML_PARSE_ERROR.format(f"unsupported value of type {type(value).__name__}"))
-
-
-def _reject_constant(name: str) -> Any:
-    raise ValueError(f"invalid character '{name[0]}' looking for beginning of value")
-
-
 def parse_json(raw: bytes) -> Any:
-    """Decode a JSON body (400 ``BadRequest`` when malformed)."""
+    """Decode a JSON body, bounded as the apiserver's decoder is (harness/apiserver/parsing.py):
+    400 ``BadRequest`` when malformed, nested too deep, or holding a number past float64."""
     try:
-        return json.loads(raw, parse_constant=_reject_constant)
-    except (ValueError, UnicodeDecodeError) as exc:
+        return parsing.loads_json(raw)
+    except parsing.NumberRangeError as exc:
+        raise errors.bad_request(str(exc)) from None
+    except parsing.DecodeError as exc:
         raise errors.bad_request(JSON_PARSE_ERROR.format(exc)) from None
 
 
 def parse_yaml(raw: bytes) -> Any:
-    """Decode the first document of a YAML body (JSON is YAML too); 400 when malformed."""
+    """Decode the first document of a YAML body (JSON is YAML too); 400 when malformed, nested too
+    deep, or aliased beyond go-yaml's budget (a few hundred bytes must not become megabytes)."""
     try:
-        document = next(yaml.load_all(raw, Loader=_JSONLikeLoader), None)  # noqa: S506 - a SafeLoader
-    except yaml.YAMLError as exc:
-        raise errors.bad_request(YAML_PARSE_ERROR.format(str(exc).replace("\n", " "))) from None
-    return _jsonable(document)
+        return parsing.loads_yaml(raw)
+    except parsing.DecodeError as exc:
+        raise errors.bad_request(str(exc)) from None
 
 
 def decode_object(raw: bytes, content_type: str | None) -> Any:

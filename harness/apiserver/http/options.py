@@ -7,7 +7,7 @@ from typing import Any
 
 from starlette.datastructures import QueryParams
 
-from harness.apiserver import decoding
+from harness.apiserver import decoding, deleteoptions
 from harness.kube import errors
 from harness.kube.names.meta import META_GROUP
 
@@ -74,15 +74,11 @@ def delete_options(query: QueryParams, body: Any) -> dict[str, Any]:
     if query.getlist("dryRun"):
         options["dryRun"] = query.getlist("dryRun")
     if body is not None:
-        if not isinstance(body, dict):
-            raise errors.bad_request("the body of the request was not a DeleteOptions object")
+        deleteoptions.check(body)
         options.update({k: v for k, v in body.items() if k not in ("kind", "apiVersion")})
     for value in options.get("dryRun") or []:
         if value != DRY_RUN_ALL:
             raise errors.invalid_object(
                 "DeleteOptions", META_GROUP, "", [errors.not_supported("dryRun", value, [DRY_RUN_ALL])]
             )
-    grace = options.get("gracePeriodSeconds")
-    if grace is not None and (not isinstance(grace, int) or isinstance(grace, bool)):
-        raise errors.bad_request("gracePeriodSeconds must be an integer")
     return options

@@ -8,14 +8,13 @@ on a collection, every matching one. Discovery documents are answered here too.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import Any
 
 from starlette.requests import Request
 from starlette.responses import Response
 
-from harness.apiserver import builtins, decoding, eviction, faults, managedfields, patch, reviews
+from harness.apiserver import builtins, decoding, eviction, faults, managedfields, parsing, patch, reviews
 from harness.apiserver.http import bodies, discovery, options, streaming
 from harness.apiserver.http.negotiation import parse_accept
 from harness.apiserver.http.protocol import ServedWorld
@@ -164,8 +163,8 @@ _METHOD_VERBS = {"POST": faults.CREATE, "PUT": faults.UPDATE, "PATCH": faults.PA
 def _created_name(raw: bytes) -> str:
     # A create names its object in the body; a fault's message names it as the apiserver would.
     try:
-        body = json.loads(raw)
-    except ValueError:
+        body = parsing.loads_json(raw)
+    except parsing.DecodeError:
         return ""
     meta = body.get("metadata") if isinstance(body, dict) else None
     return str(meta.get("name") or "") if isinstance(meta, dict) else ""

@@ -17,7 +17,6 @@
 from __future__ import annotations
 
 import asyncio
-import json
 from typing import Any
 
 from fastapi import APIRouter, FastAPI, Request
@@ -25,6 +24,7 @@ from fastapi.responses import JSONResponse, PlainTextResponse, RedirectResponse,
 from pydantic import BaseModel, ConfigDict, Field
 
 from controllers.runtime.api import CATALOG, DISCOVERY, HOOKS_GROUP, HOOKS_VERSION
+from harness.apiserver import parsing
 from harness.apiserver.http.admin import JSONBodyRoute, typed_app
 from harness.kube import errors
 from harness.world.extension.responses import (
@@ -43,6 +43,8 @@ REDIRECT_TARGET = "/elsewhere"
 GARBAGE_BODY = "this is not JSON {"
 ERROR_BODY = "internal error: the extension failed"
 BAD_REQUEST = "the request body is not a JSON object"
+# As the apiserver's: a hook request is a small object, never megabytes.
+MAX_BODY_BYTES = 3 * 1024 * 1024
 # The query parameter a Runtime SDK call carries its deadline in (``?timeout=10s``).
 TIMEOUT_PARAMETER = "timeout"
 _HOOKS_BY_PATH = {hook.lower(): hook for hook in CATALOG}
@@ -54,9 +56,12 @@ def create_app(responder: HookResponder) -> FastAPI:
                   openapi_url=None)
 
     async def _body(request: Request) -> dict[str, Any] | None:
+        raw = await request.body()
+        if len(raw) > MAX_BODY_BYTES:
+            return None
         try:
-            body = json.loads(await request.body())
-        except ValueError:
+            body = parsing.loads_json(raw)
+        except parsing.DecodeError:
             return None
         return body if isinstance(body, dict) else None
 
