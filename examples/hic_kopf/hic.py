@@ -28,11 +28,10 @@ import yaml
 from kubernetes import client, config
 from kubernetes.client.exceptions import ApiException
 
-from harness.kube.names.meta import JSON_PATCH_CONTENT_TYPE
-
 GROUP, VERSION, PLURAL = "cluster.x-k8s.io", "v1beta1", "machines"
 PREFIXES = {"pre-drain": "pre-drain.delete.hook.machine.cluster.x-k8s.io",
             "pre-terminate": "pre-terminate.delete.hook.machine.cluster.x-k8s.io"}
+JSON_PATCH = "application/json-patch+json"
 RETRIES = 10
 
 _CONFIG = yaml.safe_load(Path(os.environ["LIFECYCLE_TCK_HIC_CONFIG"]).read_text()) or {}
@@ -60,7 +59,7 @@ def _patch(namespace: str, name: str, body: Any, logger: Any) -> None:
     api = client.CustomObjectsApi()
     for attempt in range(RETRIES):
         try:
-            extra = {"_content_type": JSON_PATCH_CONTENT_TYPE} if isinstance(body, list) else {}
+            extra = {"_content_type": JSON_PATCH} if isinstance(body, list) else {}
             api.patch_namespaced_custom_object(GROUP, VERSION, namespace, PLURAL, name, body, **extra)
             return
         except ApiException as err:

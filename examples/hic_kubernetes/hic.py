@@ -28,12 +28,11 @@ import yaml
 from kubernetes import client, config, watch
 from kubernetes.client.exceptions import ApiException
 
-from harness.kube.names.meta import JSON_PATCH_CONTENT_TYPE
-
 GROUP, VERSION, PLURAL = "cluster.x-k8s.io", "v1beta1", "machines"
 PREFIXES = {"pre-drain": "pre-drain.delete.hook.machine.cluster.x-k8s.io",
             "pre-terminate": "pre-terminate.delete.hook.machine.cluster.x-k8s.io"}
 RETRIES = 10
+JSON_PATCH = "application/json-patch+json"
 WATCH_SECONDS = 300
 
 log = logging.getLogger("hic")
@@ -58,7 +57,7 @@ def patch(api: client.CustomObjectsApi, namespace: str, name: str, body: Any) ->
     if isinstance(body, list):
         try:
             api.patch_namespaced_custom_object(GROUP, VERSION, namespace, PLURAL, name, body,
-                                               _content_type=JSON_PATCH_CONTENT_TYPE)
+                                               _content_type=JSON_PATCH)
             return
         except TypeError:
             pass

@@ -14,12 +14,12 @@ from typing import Any
 
 import kopf
 
-from harness.kube.names.capi import CLUSTER_API_GROUP, PRE_DRAIN_DELETE_HOOK_PREFIX
-from harness.kube.names.meta import DELETED
-
+MACHINE_GROUP = "cluster.x-k8s.io"
 MACHINE_VERSION = "v1beta1"
 MACHINE_PLURAL = "machines"
-OWN_HOOK = f"{PRE_DRAIN_DELETE_HOOK_PREFIX}/my-hook"
+PRE_DRAIN_HOOK_PREFIX = "pre-drain.delete.hook.machine.cluster.x-k8s.io"
+OWN_HOOK = f"{PRE_DRAIN_HOOK_PREFIX}/my-hook"
+DELETED_EVENT = "DELETED"
 
 
 @kopf.on.startup()
@@ -29,10 +29,10 @@ def configure(settings: kopf.OperatorSettings, **_: Any) -> None:
     settings.watching.server_timeout = 60
 
 
-@kopf.on.event(CLUSTER_API_GROUP, MACHINE_VERSION, MACHINE_PLURAL)
+@kopf.on.event(MACHINE_GROUP, MACHINE_VERSION, MACHINE_PLURAL)
 def release_pre_drain_hook(event: kopf.RawEvent, meta: kopf.Meta, patch: kopf.Patch, logger: Any, **_: Any) -> None:
     """Remove our pre-drain hook from a deleting Machine; leave every other annotation alone."""
-    if event.get("type") == DELETED or not meta.get("deletionTimestamp"):
+    if event.get("type") == DELETED_EVENT or not meta.get("deletionTimestamp"):
         return
     if OWN_HOOK not in (meta.get("annotations") or {}):
         return
