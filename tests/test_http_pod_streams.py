@@ -53,6 +53,8 @@ def test_kubectl_logs_returns_the_log_knob_with_tail_and_timestamps(served: Serv
     stamped = served.kubectl("logs", "talker", "--timestamps", "--tail=2").stdout.splitlines()
     assert len(stamped) == 2 and stamped[1].endswith("Z three") and ".000000000Z" in stamped[1]
     assert served.kubectl("logs", "talker", "-f").stdout == "one\ntwo\nthree\n"
+    assert served.kubectl("logs", "talker", "--since=1h").stdout == "one\ntwo\nthree\n"
+    assert served.kubectl("logs", "talker", "--since-time=2100-01-01T00:00:00Z").stdout == ""
     wrong = served.kubectl("logs", "talker", "-c", "nope", check=False)
     assert wrong.returncode != 0 and "container nope is not valid for pod talker" in wrong.stderr
 

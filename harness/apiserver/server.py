@@ -128,7 +128,8 @@ class APIServer:
             self.registry.add(rt)
         crd.install(self)
         for ns in DEFAULT_NAMESPACES:
-            self.create(builtins.NAMESPACE, None, {"metadata": {"name": ns}}, user="system:apiserver")
+            self.create(builtins.NAMESPACE, None, {"metadata": {"name": ns}}, user="system:apiserver",
+                        field_manager="kube-apiserver")  # the system-namespaces controller's manager
 
     # -- extension points ------------------------------------------------------------------------
 

@@ -6,8 +6,9 @@ node address; pkg/registry/core/pod/strategy.go). Past them:
 
 * ``log`` is served from the simulated pod itself: the annotation ``harness.test/log`` (its value
   is the log text; the Job simulator writes what a hook Job's container was given and how it
-  ended) with ``container``, ``tailLines``, ``limitBytes``, ``timestamps``, ``sinceSeconds`` and
-  ``follow`` (what there is, then the end), as ``text/plain``;
+  ended) with ``container``, ``tailLines``, ``limitBytes``, ``timestamps``, ``sinceSeconds`` /
+  ``sinceTime`` (every line is stamped with the pod's start) and ``follow`` (what there is, then
+  the end), as ``text/plain``;
 * ``exec``, ``attach`` and ``portforward`` have no container runtime behind them: without upgrade
   headers the answer is upstream's 400 ``Upgrade request required``; with them it is the 500 the
   apiserver gives when it cannot dial the kubelet (``error dialing backend: dial tcp
@@ -25,6 +26,7 @@ from starlette.responses import Response
 from harness.apiserver import builtins
 from harness.apiserver.http import options
 from harness.apiserver.server import APIServer
+from harness.clock import parse_rfc3339
 from harness.kube import errors
 
 LOG = "log"
@@ -128,6 +130,16 @@ def _log_options(name: str, request: Request) -> dict[str, Any]:
         parsed[key] = value
     for key in ("timestamps", "follow", "previous"):
         parsed[key] = options.parse_bool(key, query.get(key))
+    since_time = query.get("sinceTime")
+    if since_time:
+        try:
+            parsed["sinceTime"] = parse_rfc3339(since_time)
+        except ValueError:
+            raise errors.bad_request(f'parsing time "{since_time}" as "2006-01-02T15:04:05Z07:00": '
+                                     "cannot parse as RFC3339") from None
+        if "sinceSeconds" in parsed:
+            problems.append(errors.forbidden("sinceSeconds", "at most one of `sinceTime` or `sinceSeconds` may be "
+                                             "specified"))
     if problems:
         raise errors.invalid_object("PodLogOptions", "", name, problems)
     return parsed
@@ -148,6 +160,13 @@ def _log(server: APIServer, request: Request, namespace: str, name: str) -> Resp
             f'previous terminated container "{container}" in pod "{name}" not found'
         )
     lines = text.splitlines(keepends=True)
+    # Every line of a simulated log was written when the pod started: "since" keeps all or none.
+    started = _epoch(_started(pod))
+    since = opts.get("sinceTime")
+    if "sinceSeconds" in opts:
+        since = server.clock.now() - opts["sinceSeconds"]
+    if since is not None and started is not None and started < since:
+        lines = []
     if lines and not lines[-1].endswith("\n"):
         lines[-1] += "\n"
     if "tailLines" in opts:
@@ -179,6 +198,13 @@ def _check_started(pod: dict[str, Any], container: str) -> None:
 def _started(pod: dict[str, Any]) -> str:
     status = pod.get("status") or {}
     return str(status.get("startTime") or pod["metadata"].get("creationTimestamp") or "1970-01-01T00:00:00Z")
+
+
+def _epoch(text: str) -> float | None:
+    try:
+        return parse_rfc3339(text)
+    except ValueError:
+        return None
 
 
 def _nano(rfc3339: str) -> str:
