@@ -286,3 +286,13 @@ def test_over_http_a_status_patch_with_a_wrong_type_is_a_422_and_pods_still_list
         listed = http.get(f"{NS}/default/pods")
         assert listed.status_code == 200
         assert [p["metadata"]["name"] for p in listed.json()["items"]] == ["p"]
+
+
+def test_null_drops_an_optional_field_but_keeps_a_zero_time() -> None:
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "labels": None},
+           "spec": {"nodeName": None, "containers": CONTAINERS},
+           "status": {"conditions": [{"type": "Ready", "status": "True", "lastProbeTime": None}]}}
+    decoded, unknown = decoding.decode_builtin("v1", "Pod", pod)
+    assert unknown == []
+    assert decoded["metadata"] == {"name": "p"} and "nodeName" not in decoded["spec"]
+    assert decoded["status"]["conditions"] == [{"type": "Ready", "status": "True", "lastProbeTime": None}]

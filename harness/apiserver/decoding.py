@@ -328,9 +328,13 @@ def _decode(value: Any, node: _Node, struct: str, walk: _Walk) -> Any:
                 continue
             if item is None:
                 # null leaves the Go field at its zero value: an optional (omitempty) field is then
-                # not written back; a required struct (a Deployment's `template`) becomes empty.
+                # not written back; a required struct (a Deployment's `template`) becomes empty; a
+                # zero metav1.Time is written back as null (`lastProbeTime: null`), which the
+                # schema cannot tell from a pointer, so a null time is kept.
                 if sub.zero_struct:
                     out[key] = {}
+                elif sub.shape == _TIME:
+                    out[key] = None
                 continue
             if (sub.shape == _STRING and item.__class__ is str) or sub.shape == _ANY:
                 out[key] = item  # the common leaves, without a call
