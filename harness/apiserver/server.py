@@ -122,7 +122,7 @@ class APIServer:
 
     @staticmethod
     def skey(rt: ResourceType) -> tuple[str, str]:
-        return (rt.group, rt.plural)
+        return conversion.storage_key(rt.group, rt.plural)
 
     def now(self) -> str:
         return self.clock.isoformat()
