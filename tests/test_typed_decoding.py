@@ -296,3 +296,21 @@ def test_null_drops_an_optional_field_but_keeps_a_zero_time() -> None:
     assert unknown == []
     assert decoded["metadata"] == {"name": "p"} and "nodeName" not in decoded["spec"]
     assert decoded["status"]["conditions"] == [{"type": "Ready", "status": "True", "lastProbeTime": None}]
+
+
+def test_over_http_a_list_api_version_quotes_the_body_as_sent(served: Served) -> None:
+    raw = b'{"apiVersion": ["v1"], "kind": "ConfigMap", "metadata": {"name": "c"}}'
+    with served.http() as http:
+        answer = http.post(f"{NS}/default/configmaps", content=raw, headers={"Content-Type": "application/json"})
+    assert answer.status_code == 400
+    assert answer.json()["message"] == (
+        "the object provided is unrecognized (must be of type ConfigMap): couldn't get version/kind; json parse "
+        'error: json: cannot unmarshal array into Go struct field .apiVersion of type string ({"apiVersion": '
+        '["v1"], "kind": ...)'
+    )
+
+
+def test_a_summary_is_hex_for_a_body_that_is_not_a_json_object() -> None:
+    assert decoding.summarize(b"") == "<empty>"
+    assert decoding.summarize(b"apiVersion: v1") == b"apiVersion: v1".hex()
+    assert decoding.summarize(b"x" * 31) == "78" * 30 + " ..."

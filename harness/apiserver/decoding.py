@@ -61,6 +61,7 @@ class Scope:
     field_validation: str = WARN
     warnings: list[str] = field(default_factory=list)
     duplicates: list[str] = field(default_factory=list)
+    raw: bytes | None = None  # the request body, for the summary of an unrecognized object
 
     def warn(self, text: str) -> None:
         """Record a warning once (identical texts are sent once)."""
@@ -76,7 +77,7 @@ def request_scope(field_validation: str = "", raw: bytes | None = None) -> Itera
     """Decode the writes made inside the block with ``field_validation``; ``raw`` (a JSON body)
     lets Strict and Warn report duplicate keys. Yields the scope, whose ``warnings`` the caller
     turns into ``Warning`` headers."""
-    scope = Scope(field_validation or WARN)
+    scope = Scope(field_validation or WARN, raw=raw)
     if raw is not None and scope.field_validation != IGNORE:
         scope.duplicates = duplicate_fields(raw)
     token = _SCOPE.set(scope)
@@ -520,6 +521,16 @@ def _compact(value: Any) -> str:
     return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
 
 
+def summarize(data: bytes) -> str:
+    """A body as upstream's decode errors quote it: its first 30 bytes (and `` ...``) when it is a
+    JSON object, their hex otherwise, ``<empty>`` when empty (``summarizeData``)."""
+    if not data:
+        return "<empty>"
+    head = data[:SUMMARY_BYTES]
+    text = head.decode("utf-8", "replace") if data[:1] == b"{" else head.hex()
+    return text + " ..." if len(data) > SUMMARY_BYTES else text
+
+
 def check_type_meta(kind: str, body: dict[str, Any]) -> None:
     """``apiVersion`` and ``kind`` are read first, into strings; anything else is the
     "unrecognized object" 400 with a summary of the body, as upstream's ``Interpret`` fails."""
@@ -527,8 +538,7 @@ def check_type_meta(kind: str, body: dict[str, Any]) -> None:
         value = body.get(key)
         if value is None or isinstance(value, str):
             continue
-        data = _compact(body)
-        summary = data[:SUMMARY_BYTES] + " ..." if len(data) > SUMMARY_BYTES else data
+        summary = summarize(current().raw or _compact(body).encode())
         raise errors.bad_request(
             f"the object provided is unrecognized (must be of type {kind}): couldn't get version/kind; "
             f"json parse error: json: cannot unmarshal {_json_kind(value)} into Go struct field .{key} of type "
