@@ -314,3 +314,13 @@ def test_a_summary_is_hex_for_a_body_that_is_not_a_json_object() -> None:
     assert decoding.summarize(b"") == "<empty>"
     assert decoding.summarize(b"apiVersion: v1") == b"apiVersion: v1".hex()
     assert decoding.summarize(b"x" * 31) == "78" * 30 + " ..."
+
+
+def test_a_scale_with_a_string_replica_count_is_the_decoders_400(server: APIServer) -> None:
+    server.create(builtins.DEPLOYMENT, "default", _deployment({}))
+    err = _refused(lambda: server.update_scale(builtins.DEPLOYMENT, "default", "d", {"spec": {"replicas": "x"}}))
+    assert (err.code, err.message) == (
+        400, 'Scale in version "v1" cannot be handled as a Scale: json: cannot unmarshal string into Go struct field '
+             "ScaleSpec.spec.replicas of type int32",
+    )
+    assert server.get(builtins.DEPLOYMENT, "default", "d")["spec"]["replicas"] == 1
