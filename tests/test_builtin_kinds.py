@@ -102,3 +102,22 @@ def test_an_hpa_created_in_v2_without_metrics_defaults_to_80_percent_cpu() -> No
     server.create(_hpa("v2"), "default", {"metadata": {"name": "web"}, "spec": {
         "scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"}, "maxReplicas": 3}})
     assert server.get(_hpa("v1"), "default", "web")["spec"]["targetCPUUtilizationPercentage"] == 80
+
+
+def test_events_k8s_io_events_share_the_core_events_storage() -> None:
+    server = APIServer("test", VirtualClock())
+    new_events = next(rt for rt in builtins.BUILTINS if rt.group == "events.k8s.io")
+    regarding = {"kind": "Pod", "namespace": "default", "name": "web-1"}
+    created = server.create(new_events, "default", {
+        "metadata": {"name": "e1"}, "eventTime": "2026-01-01T00:00:00.000000Z", "reason": "Started",
+        "note": "started", "type": "Normal", "regarding": regarding, "reportingController": "kubelet",
+        "reportingInstance": "n1", "action": "Start"})
+    assert (created["apiVersion"], created["note"], created["regarding"]) == ("events.k8s.io/v1", "started", regarding)
+    core = server.get(builtins.EVENT, "default", "e1")
+    assert (core["apiVersion"], core["message"], core["involvedObject"], core["reportingComponent"]) == (
+        "v1", "started", regarding, "kubelet")
+    assert "note" not in core and "regarding" not in core
+    server.create(builtins.EVENT, "default", {"metadata": {"name": "e2"}, "message": "old style",
+                                              "involvedObject": regarding, "count": 2})
+    listed = {e["metadata"]["name"]: e for e in server.list(new_events, "default")["items"]}
+    assert (listed["e2"]["note"], listed["e2"]["deprecatedCount"]) == ("old style", 2)

@@ -91,3 +91,37 @@ def test_auth_can_i_and_whoami_are_answered(served: Served) -> None:
     assert "system:masters" in whoami.stdout
     # Nothing was stored: the reviews cannot even be listed.
     assert served.kubectl("get", "selfsubjectaccessreviews", check=False).returncode != 0
+
+
+WIDGET_CRD = """\
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: widgets.example.com}
+spec:
+  group: example.com
+  names: {kind: Widget, plural: widgets, singular: widget, listKind: WidgetList}
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            description: What the widget should be.
+            properties:
+              size: {type: integer, description: How big.}
+"""
+
+
+def test_explain_reads_a_custom_resource_schema_and_apply_prunes_by_it(served: Served) -> None:
+    served.kubectl("apply", "-f", "-", stdin=WIDGET_CRD)
+    explained = served.kubectl("explain", "widgets.spec").stdout
+    assert "What the widget should be." in explained and "size\t<integer>" in explained
+    typo = ("apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w1, namespace: default}\n"
+            "spec: {size: 1, colr: red}\n")
+    refused = served.kubectl("apply", "-f", "-", stdin=typo, check=False)
+    assert refused.returncode != 0 and 'unknown field "spec.colr"' in refused.stderr

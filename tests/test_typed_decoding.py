@@ -287,3 +287,41 @@ def test_over_http_a_status_patch_with_a_wrong_type_is_a_422_and_pods_still_list
         listed = http.get(f"{NS}/default/pods")
         assert listed.status_code == 200
         assert [p["metadata"]["name"] for p in listed.json()["items"]] == ["p"]
+
+
+def test_null_drops_an_optional_field_but_keeps_a_zero_time() -> None:
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "labels": None},
+           "spec": {"nodeName": None, "containers": CONTAINERS},
+           "status": {"conditions": [{"type": "Ready", "status": "True", "lastProbeTime": None}]}}
+    decoded, unknown = decoding.decode_builtin("v1", "Pod", pod)
+    assert unknown == []
+    assert decoded["metadata"] == {"name": "p"} and "nodeName" not in decoded["spec"]
+    assert decoded["status"]["conditions"] == [{"type": "Ready", "status": "True", "lastProbeTime": None}]
+
+
+def test_over_http_a_list_api_version_quotes_the_body_as_sent(served: Served) -> None:
+    raw = b'{"apiVersion": ["v1"], "kind": "ConfigMap", "metadata": {"name": "c"}}'
+    with served.http() as http:
+        answer = http.post(f"{NS}/default/configmaps", content=raw, headers={"Content-Type": "application/json"})
+    assert answer.status_code == 400
+    assert answer.json()["message"] == (
+        "the object provided is unrecognized (must be of type ConfigMap): couldn't get version/kind; json parse "
+        'error: json: cannot unmarshal array into Go struct field .apiVersion of type string ({"apiVersion": '
+        '["v1"], "kind": ...)'
+    )
+
+
+def test_a_summary_is_hex_for_a_body_that_is_not_a_json_object() -> None:
+    assert decoding.summarize(b"") == "<empty>"
+    assert decoding.summarize(b"apiVersion: v1") == b"apiVersion: v1".hex()
+    assert decoding.summarize(b"x" * 31) == "78" * 30 + " ..."
+
+
+def test_a_scale_with_a_string_replica_count_is_the_decoders_400(server: APIServer) -> None:
+    server.create(builtins.DEPLOYMENT, "default", _deployment({}))
+    err = _refused(lambda: server.update_scale(builtins.DEPLOYMENT, "default", "d", {"spec": {"replicas": "x"}}))
+    assert (err.code, err.message) == (
+        400, 'Scale in version "v1" cannot be handled as a Scale: json: cannot unmarshal string into Go struct field '
+             "ScaleSpec.spec.replicas of type int32",
+    )
+    assert server.get(builtins.DEPLOYMENT, "default", "d")["spec"]["replicas"] == 1

@@ -168,6 +168,9 @@ def _parse_generic(table: str) -> tuple[ResourceType, ...]:
 GENERIC_BUILTINS: tuple[ResourceType, ...] = _parse_generic(_GENERIC)
 
 
+# autoscaling/v1 Scale: the body of the scale subresources, never served as a resource of its own.
+SCALE = ResourceType("autoscaling", "v1", "Scale", "scale", True, has_generation=False, verbs=())
+
 
 def _review(group: str, plural: str, kind: str, namespaced: bool) -> ResourceType:
     # Create-only, never stored: harness/apiserver/reviews.py answers them.

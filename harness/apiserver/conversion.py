@@ -1,4 +1,5 @@
-"""Conversion between served versions that share one storage: HorizontalPodAutoscaler v1 and v2.
+"""Conversion between served versions that share one storage: HorizontalPodAutoscaler v1 and v2,
+and ``events.k8s.io/v1`` Events, which are core Events under other field names.
 
 kube-apiserver stores one version of a resource and converts on every read and write. For most
 kinds the world serves one version, or versions of the same shape, so objects are stored as
@@ -6,6 +7,12 @@ written. ``autoscaling/v1`` and ``autoscaling/v2`` HorizontalPodAutoscalers diff
 ``spec.targetCPUUtilizationPercentage`` and ``status.currentCPUUtilizationPercentage`` where v2
 has ``spec.metrics`` and ``status.currentMetrics``. They are stored as v2 (upstream's storage
 version) and v1 readers and writers see the v1 shape.
+
+``events.k8s.io/v1`` Events live in the core Events' storage, as upstream's do (one etcd prefix):
+a controller writing them through client-go's new recorder is seen by ``kubectl get events``, and
+the other way round. ``regarding``/``note``/``reportingController``/``deprecated*`` are
+``involvedObject``/``message``/``reportingComponent``/``source``, ``count``, ``firstTimestamp``,
+``lastTimestamp``.
 
 Not reproduced: upstream keeps what v1 cannot say (other metrics, behaviour, conditions) in
 ``autoscaling.alpha.kubernetes.io/*`` annotations of the v1 view; here a v1 write replaces the
@@ -25,9 +32,36 @@ _COMMON_SPEC = ("scaleTargetRef", "minReplicas", "maxReplicas")
 _COMMON_STATUS = ("observedGeneration", "lastScaleTime", "currentReplicas", "desiredReplicas")
 
 
+EVENTS_GROUP = "events.k8s.io"
+# events.k8s.io field → core/v1 field.
+_EVENT_FIELDS = {
+    "regarding": "involvedObject", "note": "message", "reportingController": "reportingComponent",
+    "deprecatedSource": "source", "deprecatedCount": "count", "deprecatedFirstTimestamp": "firstTimestamp",
+    "deprecatedLastTimestamp": "lastTimestamp",
+}
+_CORE_EVENT_FIELDS = {core: new for new, core in _EVENT_FIELDS.items()}
+# Resources stored under another resource's storage key: (group, plural) → the key they use.
+_SHARED_STORAGE = {(EVENTS_GROUP, "events"): ("", "events")}
+
+
+def storage_key(group: str, plural: str) -> tuple[str, str]:
+    """Where objects of ``group``/``plural`` are stored (events.k8s.io Events with core Events)."""
+    return _SHARED_STORAGE.get((group, plural), (group, plural))
+
+
+def _is_events(rt: ResourceType) -> bool:
+    return rt.group == EVENTS_GROUP and rt.kind == "Event"
+
+
 def converts(rt: ResourceType) -> bool:
     """Whether objects of ``rt`` are stored in another version's shape."""
-    return rt.group == AUTOSCALING and rt.kind == HPA and rt.version == "v1"
+    return (rt.group == AUTOSCALING and rt.kind == HPA and rt.version == "v1") or _is_events(rt)
+
+
+def _renamed(obj: dict[str, Any], names: dict[str, str], api_version: str) -> dict[str, Any]:
+    out = {names.get(key, key): value for key, value in obj.items()}
+    out["apiVersion"] = api_version
+    return out
 
 
 def _cpu_utilization(metrics: Any, key: str) -> int | None:
@@ -41,9 +75,11 @@ def _cpu_utilization(metrics: Any, key: str) -> int | None:
 
 
 def from_storage(rt: ResourceType, obj: dict[str, Any]) -> dict[str, Any]:
-    """The stored (v2) object as ``rt``'s version shows it (a new dict; nested values shared)."""
+    """The stored object as ``rt``'s version shows it (a new dict; nested values shared)."""
     if not converts(rt):
         return obj
+    if _is_events(rt):
+        return _renamed(obj, _CORE_EVENT_FIELDS, rt.api_version)
     out = {key: value for key, value in obj.items() if key not in ("spec", "status")}
     spec = obj.get("spec") or {}
     out_spec = {key: spec[key] for key in _COMMON_SPEC if key in spec}
@@ -63,9 +99,11 @@ def from_storage(rt: ResourceType, obj: dict[str, Any]) -> dict[str, Any]:
 
 
 def to_storage(rt: ResourceType, obj: dict[str, Any]) -> dict[str, Any]:
-    """An object written through ``rt`` in the stored (v2) shape."""
+    """An object written through ``rt`` in the stored shape."""
     if not converts(rt):
         return obj
+    if _is_events(rt):
+        return _renamed(obj, _EVENT_FIELDS, "v1")
     out = {key: value for key, value in obj.items() if key not in ("spec", "status")}
     spec = obj.get("spec") or {}
     out_spec = {key: spec[key] for key in _COMMON_SPEC if key in spec}

@@ -21,7 +21,10 @@ Custom resources get one admission plugin per kind: creation is refused while th
 (405, as the CR handler does), the version's ``openAPIV3Schema`` ``default``s are applied on every
 write (structural defaulting, including pruning ``null`` for non-nullable fields), and values whose
 JSON type contradicts the schema, ``enum`` violations and missing ``required`` properties are
-rejected with the messages the apiextensions validator writes. Unknown fields are not pruned.
+rejected with the messages the apiextensions validator writes. Unknown fields are pruned before
+that, when the request is decoded (:func:`harness.apiserver.decoding.prune_custom`: structural
+pruning with ``x-kubernetes-preserve-unknown-fields`` and embedded resources, metadata decoded as
+ObjectMeta, ``fieldValidation`` as for built-in kinds).
 """
 
 from __future__ import annotations

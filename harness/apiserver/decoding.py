@@ -62,6 +62,7 @@ class Scope:
     field_validation: str = WARN
     warnings: list[str] = field(default_factory=list)
     duplicates: list[str] = field(default_factory=list)
+    raw: bytes | None = None  # the request body, for the summary of an unrecognized object
 
     def warn(self, text: str) -> None:
         """Record a warning once (identical texts are sent once)."""
@@ -77,7 +78,7 @@ def request_scope(field_validation: str = "", raw: bytes | None = None) -> Itera
     """Decode the writes made inside the block with ``field_validation``; ``raw`` (a JSON body)
     lets Strict and Warn report duplicate keys. Yields the scope, whose ``warnings`` the caller
     turns into ``Warning`` headers."""
-    scope = Scope(field_validation or WARN)
+    scope = Scope(field_validation or WARN, raw=raw)
     if raw is not None and scope.field_validation != IGNORE:
         scope.duplicates = duplicate_fields(raw)
     token = _SCOPE.set(scope)
@@ -329,12 +330,12 @@ def _decode(value: Any, node: _Node, struct: str, walk: _Walk) -> Any:
                 continue
             if item is None:
                 # null leaves the Go field at its zero value: an optional (omitempty) field is then
-                # not written back; a required struct (a Deployment's `template`) becomes empty.
+                # not written back; a required struct (a Deployment's `template`) becomes empty; a
+                # zero metav1.Time is written back as null (`lastProbeTime: null`), which the
+                # schema cannot tell from a pointer, so a null time is kept.
                 if sub.zero_struct:
                     out[key] = {}
                 elif sub.shape == _TIME:
-                    # metav1.Time marshals its zero value as null, and the condition types hold it by
-                    # value (PodCondition.lastProbeTime): the null is written back.
                     out[key] = None
                 continue
             if (sub.shape == _STRING and item.__class__ is str) or sub.shape == _ANY:
@@ -521,6 +522,16 @@ def _compact(value: Any) -> str:
     return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
 
 
+def summarize(data: bytes) -> str:
+    """A body as upstream's decode errors quote it: its first 30 bytes (and `` ...``) when it is a
+    JSON object, their hex otherwise, ``<empty>`` when empty (``summarizeData``)."""
+    if not data:
+        return "<empty>"
+    head = data[:SUMMARY_BYTES]
+    text = head.decode("utf-8", "replace") if data[:1] == b"{" else head.hex()
+    return text + " ..." if len(data) > SUMMARY_BYTES else text
+
+
 def check_type_meta(kind: str, body: dict[str, Any]) -> None:
     """``apiVersion`` and ``kind`` are read first, into strings; anything else is the
     "unrecognized object" 400 with a summary of the body, as upstream's ``Interpret`` fails."""
@@ -528,8 +539,7 @@ def check_type_meta(kind: str, body: dict[str, Any]) -> None:
         value = body.get(key)
         if value is None or isinstance(value, str):
             continue
-        data = _compact(body)
-        summary = data[:SUMMARY_BYTES] + " ..." if len(data) > SUMMARY_BYTES else data
+        summary = summarize(current().raw or _compact(body).encode())
         raise errors.bad_request(
             f"the object provided is unrecognized (must be of type {kind}): couldn't get version/kind; "
             f"json parse error: json: cannot unmarshal {_json_kind(value)} into Go struct field .{key} of type "

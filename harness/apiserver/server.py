@@ -160,7 +160,7 @@ class APIServer:
 
     @staticmethod
     def skey(rt: ResourceType) -> tuple[str, str]:
-        return (rt.group, rt.plural)
+        return conversion.storage_key(rt.group, rt.plural)
 
     def now(self) -> str:
         return self.clock.isoformat()
@@ -1028,6 +1028,8 @@ class APIServer:
         """Set ``spec.replicas`` from a Scale; a stale resourceVersion in it is a 409."""
         if not rt.scale:
             raise errors.not_found(f"{rt.plural}/scale", rt.group, name)
+        if isinstance(scale, dict):
+            scale = decoding.decode(builtins.SCALE, scale)  # typed: `replicas: "x"` is the decoder's 400
         if not isinstance(scale, dict) or not isinstance(scale.get("spec"), dict):
             raise errors.bad_request("the body of the request was not a Scale")
         replicas = scale["spec"].get("replicas")
