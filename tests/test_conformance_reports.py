@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 import yaml
 
-from harness.__main__ import FEATURES
+from harness.resources import features_dir
 from harness.targets import conformance, report
 from harness.targets.conformance import run
 
@@ -41,7 +41,7 @@ class Run:
 
 
 def _run(folder: Path, capsys: pytest.CaptureFixture[str], **options: Any) -> Run:
-    code = run(features=FEATURES, target="reference", report_dir=str(folder), level="may", **options)
+    code = run(features=features_dir(), target="reference", report_dir=str(folder), level="may", **options)
     return Run(code, capsys.readouterr().out, folder)
 
 
@@ -50,7 +50,7 @@ def passing(tmp_path_factory: pytest.TempPathFactory) -> Run:
     folder = tmp_path_factory.mktemp("reports")
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
-        code = run(features=FEATURES, target="reference", report_dir=str(folder), level="may", keyword=SELECTION)
+        code = run(features=features_dir(), target="reference", report_dir=str(folder), level="may", keyword=SELECTION)
     return Run(code, out.getvalue(), folder)
 
 

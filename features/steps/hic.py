@@ -20,7 +20,6 @@ import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -42,13 +41,12 @@ from features.steps.machines import (
 from harness.apiserver.http.faults import injector_of
 from harness.client import find_in
 from harness.clock import parse_rfc3339
+from harness.resources import reference_hic_config
 from harness.targets.conformance import NOT_APPLICABLE_SKIP
 from harness.world.hic import LIFECYCLE_POINTS, HicConfig, Hook, load_config
 from harness.world.world import SYSTEM_USER
 
 HIC_AREA = "hic"
-FEATURES_DIR = Path(__file__).resolve().parent.parent
-REFERENCE_CONFIG = FEATURES_DIR / HIC_AREA / "reference-hic-config.yaml"
 REFERENCE_HIC = "reference-hic"
 FAULTS_PATH = "/harness/v1/faults"
 MACHINES_RESOURCE = "machines.cluster.x-k8s.io"
@@ -141,7 +139,7 @@ def hic(ctx: ScenarioContext) -> HicUnderTest:
     scene: Any = ctx.scene
     if hasattr(scene, "hic_config"):
         return HicUnderTest(ctx, scene.hic_config, scene.hic_user, process=True)
-    return HicUnderTest(ctx, load_config(REFERENCE_CONFIG), SYSTEM_USER.format(REFERENCE_HIC), process=False)
+    return HicUnderTest(ctx, load_config(reference_hic_config()), SYSTEM_USER.format(REFERENCE_HIC), process=False)
 
 
 # -- what the HIC wrote ---------------------------------------------------------------------------------

@@ -46,6 +46,17 @@ def default_kubeconfig_path() -> Path:
     return Path(tempfile.gettempdir()) / "lifecycle-tck" / "kubeconfig"
 
 
+def kubeconfig_problem(path: Path) -> str | None:
+    """Why the kubeconfig cannot be written at ``path`` (its folder is made if need be), or None."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with path.open("a"):
+            pass
+    except OSError as err:
+        return f"cannot write the kubeconfig {path}: {err.strerror or err}"
+    return None
+
+
 def _tls_files(folder: Path, host: str) -> tuple[str, str, bytes]:
     """A CA and a server certificate for ``host``, written beside the kubeconfig: (cert, key, CA PEM)."""
     # Imported here: cryptography costs start-up time that a server without a token need not pay.
@@ -71,7 +82,8 @@ def serve(
     token: str | None,
     chaos: float | None = None,
 ) -> int:
-    """Serve until SIGINT/SIGTERM; 0 on a clean stop, 1 for bad fixtures, 2 for bad usage.
+    """Serve until SIGINT/SIGTERM; 0 on a clean stop, 1 for bad fixtures, 2 for bad usage (a port
+    already taken, a kubeconfig that cannot be written).
     ``chaos``: answer about that share of the API requests with 409, 429 or 500, except those of
     the world's own simulators (harness/apiserver/http/faults.py; ``GET /harness/v1/faults`` shows
     the rules, ``DELETE`` clears them)."""
@@ -90,6 +102,10 @@ def serve(
             return 1
         world.settle()
     path = Path(kubeconfig) if kubeconfig else default_kubeconfig_path()
+    problem = kubeconfig_problem(path)
+    if problem:
+        print(f"lifecycle-tck serve: {problem}", file=sys.stderr)
+        return 2
     app = create_app(world, token=token, tick_seconds=TICK_SECONDS)
     # kubectl sends bearer tokens only over TLS (as kube-apiserver only takes them there): with a
     # token, serve HTTPS with a CA of our own, which the kubeconfig carries.
@@ -117,6 +133,6 @@ def serve(
         serve_forever(app, host, port, on_ready=ready, log_level="warning",
                       tls=(tls[0], tls[1]) if tls is not None else None)
     except OSError as err:
-        print(f"lifecycle-tck serve: cannot listen on {host}:{port}: {err}", file=sys.stderr)
-        return 1
+        print(f"lifecycle-tck serve: cannot listen on {host}:{port}: {err.strerror or err}", file=sys.stderr)
+        return 2
     return 0
