@@ -5,8 +5,10 @@ harness/versions.py, ``lifecycle-tck --version``)."""
 from __future__ import annotations
 
 import contextlib
+import importlib
 import io
 import socket
+import sys
 from pathlib import Path
 
 import pytest
@@ -71,7 +73,9 @@ def test_a_users_package_named_fixtures_does_not_hide_the_kits(tmp_path: Path, m
     own.mkdir()
     (own / "__init__.py").write_text("")
     monkeypatch.syspath_prepend(str(tmp_path))
-    assert resources.crd_dir().parent != own
+    monkeypatch.delitem(sys.modules, "fixtures", raising=False)  # restored after the test
+    assert importlib.import_module("fixtures").__file__ == str(own / "__init__.py")
+    assert resources.crd_dir().parent != own and (resources.crd_dir().parent / "__init__.py").is_file()
 
 
 def test_a_missing_behaviors_catalogue_is_one_line_naming_it(fake_package) -> None:

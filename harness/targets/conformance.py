@@ -233,7 +233,10 @@ def isolated(features: Path) -> list[str]:
     and not the kit's own pytest plugin (its fixtures are for users' tests)."""
     root = str(features.parent)
     return ["-c", os.devnull, f"--rootdir={root}", f"--confcutdir={root}",
-            "-o", f"bdd_features_base_dir={features}", "-p", f"no:{PLUGIN_NAME}"]
+            "-o", f"bdd_features_base_dir={features}", "-p", f"no:{PLUGIN_NAME}",
+            # This process imported the kit (and pytest-bdd) before pytest started: pytest cannot rewrite
+            # their asserts and would say so for each; the steps it loads later are rewritten as usual.
+            "-W", "ignore::pytest.PytestAssertRewriteWarning"]
 
 
 class _JunitVersions:
