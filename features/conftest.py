@@ -12,12 +12,11 @@ of in the world. Scenarios tagged ``@wire`` are about the wire itself: they run 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
-import yaml
 
 from features.steps.context import ScenarioContext
+from harness.resources import behaviors
 from harness.targets.chaos import RetryingScene
 from harness.targets.conformance import TARGET_AREAS, area_of, install_chaos
 from harness.targets.process import ControllerProcesses, ProcessScene
@@ -26,7 +25,6 @@ from harness.world.http_scene import HttpScene, WorldServer
 from harness.world.scene import InProcessScene, Scene
 from harness.world.world import World
 
-BEHAVIORS_FILE = Path(__file__).resolve().parent / "behaviors.yaml"
 LEVELS = {"must": "conformance level MUST", "should": "conformance level SHOULD", "may": "conformance level MAY"}
 INPROCESS = "inprocess"
 HTTP = "http"
@@ -42,6 +40,8 @@ SEEDS = tuple(f"seed_{n:03d}" for n in range(5))
 
 # One module per topic; each registers its step sentences (listed in steps/README.md).
 pytest_plugins = [
+    # --target and each target's options (the root conftest.py of a checkout loads it too).
+    "features.options",
     "features.steps.objects",
     "features.steps.responses",
     "features.steps.pods",
@@ -86,7 +86,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 def load_behaviors() -> list[dict[str, str]]:
     """The behaviors of ``features/behaviors.yaml``."""
-    return list((yaml.safe_load(BEHAVIORS_FILE.read_text()) or {}).get("behaviors") or [])
+    return behaviors()
 
 
 def pytest_configure(config: pytest.Config) -> None:

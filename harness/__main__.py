@@ -6,8 +6,9 @@ import argparse
 import sys
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent
-FEATURES = REPO / "features"
+from harness.resources import ResourceError, features_dir
+from harness.versions import version_line
+
 LEVELS = ("must", "should", "may")
 TARGETS = ("reference", "reference-process", "hic", "machine-controller", "extension")
 
@@ -46,6 +47,8 @@ def _count(text: str) -> int:
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="lifecycle-tck", description=__doc__)
+    parser.add_argument("--version", action="version", version=version_line(),
+                        help="print the kit's version and the Kubernetes and Cluster API versions it follows")
     sub = parser.add_subparsers(dest="command", required=True)
 
     serve = sub.add_parser("serve", help="serve the fake API server over HTTPS until interrupted")
@@ -155,7 +158,7 @@ def _conformance(args: argparse.Namespace) -> int:
             return 2
         target_args = [f"--extension-url={args.extension_url}", f"--ca-file={Path(args.ca_file).resolve()}"]
     return run(
-        features=FEATURES, target=args.target, report_dir=args.report_dir, level=args.level, keyword=args.keyword,
+        features=features_dir(), target=args.target, report_dir=args.report_dir, level=args.level, keyword=args.keyword,
         chaos=args.chaos, target_args=target_args,
     )
 
@@ -174,7 +177,17 @@ def _serve(args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run the command ``argv`` names; its exit code. A packaged resource that is missing or
+    corrupt is one line naming it on stderr and exit 2, never a traceback."""
     args = _parser().parse_args(argv)
+    try:
+        return _run(args)
+    except ResourceError as err:
+        print(f"lifecycle-tck {args.command}: {err}", file=sys.stderr)
+        return 2
+
+
+def _run(args: argparse.Namespace) -> int:
     if args.command == "conformance":
         return _conformance(args)
     if args.command == "serve":
@@ -182,7 +195,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "behaviors":
         from harness.targets.behaviors import run as list_behaviors
 
-        return list_behaviors(features=FEATURES, fmt=args.fmt, summary=args.summary, results=args.results)
+        return list_behaviors(features=features_dir(), fmt=args.fmt, summary=args.summary, results=args.results)
     if args.command == "extension":
         from harness.world.extension.server import run
 

@@ -11,11 +11,13 @@ from pathlib import Path
 import pytest
 import yaml
 
-from harness.__main__ import FEATURES, REPO, main
+from harness.__main__ import main
+from harness.resources import features_dir
 from harness.targets import behaviors
 from harness.targets.report import RESULTS_FILE
 
-README = REPO / "README.md"
+README = Path(__file__).resolve().parent.parent / "README.md"
+FEATURES = features_dir()
 START, END = "<!-- behaviors-summary:start -->", "<!-- behaviors-summary:end -->"
 PDB = "MD_PDB_001"
 

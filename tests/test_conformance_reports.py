@@ -13,9 +13,10 @@ from typing import Any
 import pytest
 import yaml
 
-from harness.__main__ import FEATURES
+from harness.resources import features_dir
 from harness.targets import conformance, report
 from harness.targets.conformance import run
+from harness.versions import CLUSTER_API_VERSION, KUBERNETES_VERSION, kit_version
 
 # Two machine deletion scenarios and one API server scenario: quick, and from two areas and profiles.
 MACHINE_SCENARIOS = "budget_protects_is_not_evicted or conditions_say_which_budget"
@@ -41,7 +42,7 @@ class Run:
 
 
 def _run(folder: Path, capsys: pytest.CaptureFixture[str], **options: Any) -> Run:
-    code = run(features=FEATURES, target="reference", report_dir=str(folder), level="may", **options)
+    code = run(features=features_dir(), target="reference", report_dir=str(folder), level="may", **options)
     return Run(code, capsys.readouterr().out, folder)
 
 
@@ -50,7 +51,7 @@ def passing(tmp_path_factory: pytest.TempPathFactory) -> Run:
     folder = tmp_path_factory.mktemp("reports")
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
-        code = run(features=FEATURES, target="reference", report_dir=str(folder), level="may", keyword=SELECTION)
+        code = run(features=features_dir(), target="reference", report_dir=str(folder), level="may", keyword=SELECTION)
     return Run(code, out.getvalue(), folder)
 
 
@@ -146,3 +147,15 @@ def test_a_failing_must_scenario_fails_the_run_and_says_where(
     assert "FAILED   [must]" in outcome.out
     page = (tmp_path / report.HTML_FILE).read_text()
     assert "Verdict: <b>FAIL</b>" in page and " open><summary><span class=\"failed\">[failed]</span>" in page
+
+
+def test_every_report_names_the_kit_and_the_kubernetes_and_cluster_api_versions(passing: Run) -> None:
+    suite = passing.results["suite"]
+    assert (suite["version"], suite["kubernetes"], suite["clusterAPI"]) == (
+        kit_version(), KUBERNETES_VERSION, CLUSTER_API_VERSION)
+    properties = {p.get("name"): p.get("value")
+                  for p in ET.parse(passing.folder / report.JUNIT_FILE).getroot().iter("property")}
+    assert properties == {"lifecycle-tck": kit_version(), "kubernetes": KUBERNETES_VERSION,
+                          "clusterAPI": CLUSTER_API_VERSION}
+    page = (passing.folder / report.HTML_FILE).read_text()
+    assert f"(Kubernetes {KUBERNETES_VERSION}, Cluster API {CLUSTER_API_VERSION})" in page

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.__main__ import FEATURES
+from harness.resources import features_dir
 from harness.targets.conformance import run
 from harness.targets.report import HTML_FILE
 
@@ -74,9 +74,9 @@ def reports(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     """A passing run of two scenarios, and a failing one (a machine controller command that exits)."""
     passing, failing = tmp_path_factory.mktemp("passing"), tmp_path_factory.mktemp("failing")
     with contextlib.redirect_stdout(io.StringIO()):
-        assert run(features=FEATURES, target="reference", report_dir=str(passing), level="may",
+        assert run(features=features_dir(), target="reference", report_dir=str(passing), level="may",
                    keyword=SELECTION) == 0
-        assert run(features=FEATURES, target="machine-controller", report_dir=str(failing), level="may",
+        assert run(features=features_dir(), target="machine-controller", report_dir=str(failing), level="may",
                    keyword=f"{SELECTION} or names_them_sorted",
                    target_args=["--controller-command=sh -c 'echo the controller gave up >&2; exit 3'",
                                 "--stdio-control"]) == 1

@@ -20,7 +20,6 @@ import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -39,13 +38,12 @@ from features.steps.machines import (
 from harness.client import find_in
 from harness.clock import parse_rfc3339
 from harness.kube.names.capi import CLUSTER_API_VERSION, MACHINE_FINALIZER, MACHINE_KIND, MACHINES_RESOURCE
+from harness.resources import reference_hic_config
 from harness.targets.conformance import NOT_APPLICABLE_SKIP
 from harness.world.hic import LIFECYCLE_POINTS, HicConfig, Hook, load_config
 from harness.world.world import SYSTEM_USER
 
 HIC_AREA = "hic"
-FEATURES_DIR = Path(__file__).resolve().parent.parent
-REFERENCE_CONFIG = FEATURES_DIR / HIC_AREA / "reference-hic-config.yaml"
 REFERENCE_HIC = "reference-hic"
 # Another owner's hook, at each of the HIC's lifecycle points: not the HIC's to remove.
 OTHER_HOOK_NAME = "another-owners-hook"
@@ -136,7 +134,7 @@ def hic(ctx: ScenarioContext) -> HicUnderTest:
     scene: Any = ctx.scene
     if hasattr(scene, "hic_config"):
         return HicUnderTest(ctx, scene.hic_config, scene.hic_user, process=True)
-    return HicUnderTest(ctx, load_config(REFERENCE_CONFIG), SYSTEM_USER.format(REFERENCE_HIC), process=False)
+    return HicUnderTest(ctx, load_config(reference_hic_config()), SYSTEM_USER.format(REFERENCE_HIC), process=False)
 
 
 # -- what the HIC wrote ---------------------------------------------------------------------------------

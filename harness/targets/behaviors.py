@@ -27,6 +27,7 @@ import yaml
 from gherkin.parser import Parser
 from gherkin.token_scanner import TokenScanner
 
+from harness.resources import BEHAVIORS_FILE, load_yaml
 from harness.targets.report import FAILED, NOT_APPLICABLE, PASSED, RESULTS_FILE, SKIPPED
 
 FORMATS = ("table", "yaml", "markdown")
@@ -113,7 +114,7 @@ def _fold(statuses: list[str]) -> str:
 def load(features: Path, results: Path | None) -> list[Behavior]:
     """Every behavior of ``features/behaviors.yaml`` with its scenarios and, from ``results`` (a
     ``conformance-results.yaml``; None: not run), its latest result."""
-    document = yaml.safe_load((features / "behaviors.yaml").read_text()) or {}
+    document = load_yaml(features / BEHAVIORS_FILE) or {}
     tagged = scenarios_by_tag(features)
     statuses: dict[str, list[str]] = {}
     if results is not None:

@@ -15,25 +15,29 @@ and 500 (:func:`install_chaos`, called by features/conftest.py for every scenari
 
 from __future__ import annotations
 
-import tomllib
+import os
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
+from _pytest.junitxml import xml_key as junitxml_key
 from pytest_bdd.reporting import test_report_context_registry
 from pytest_bdd.scenario import scenario_wrapper_template_registry
 
 from controllers.registry import CONTROLLERS
 from harness.apiserver.faults import chaos_rules, injector_of
+from harness.resources import BEHAVIORS_FILE, load_yaml
 from harness.targets import report
 from harness.targets.process import CONTROLLER_USER
+from harness.versions import faithful_to, kit_version
 from harness.world.world import SYSTEM_USER
 
 LEVEL_ORDER = {"must": 0, "should": 1, "may": 2}
 SUITE_NAME = "lifecycle-tck"
+# The kit's pytest plugin (entry point pytest11; harness/pytest_plugin.py).
+PLUGIN_NAME = "lifecycle_tck"
 # Every profile a target may claim (DESIGN.md "Conformance levels, profiles and traceability").
 PROFILES = (
     "hic", "machine_controller", "runtime_extension", "addon_controller", "rollout_deployment",
@@ -84,16 +88,9 @@ def install_chaos(scene: Any, rate: float, users: list[str] | None = None) -> No
 
 def _behaviors(features: Path) -> tuple[set[str], set[str]]:
     """The behavior ids and the profiles ``features/behaviors.yaml`` names (with :data:`PROFILES`)."""
-    behaviors = (yaml.safe_load((features / "behaviors.yaml").read_text()) or {}).get("behaviors") or []
+    behaviors = (load_yaml(features / BEHAVIORS_FILE) or {}).get("behaviors") or []
     ids = {str(b["id"]) for b in behaviors if b.get("id")}
     return ids, {str(b["profile"]) for b in behaviors if b.get("profile")} | set(PROFILES)
-
-
-def _suite_version(features: Path) -> str:
-    try:
-        return str(tomllib.loads((features.parent / "pyproject.toml").read_text())["project"]["version"])
-    except (OSError, KeyError, tomllib.TOMLDecodeError):
-        return "unknown"
 
 
 def area_of(nodeid: str) -> str:
@@ -229,6 +226,31 @@ def _print_table(results: dict[str, dict[str, Any]]) -> None:
         print(f"  {area:<22}{cells}")
 
 
+def isolated(features: Path) -> list[str]:
+    """pytest options that run the suite at ``features`` (a checkout's or an installed kit's) on its
+    own: no configuration file of the user's (an empty one), the rootdir above the suite, no
+    conftest.py above it (a project whose virtualenv sits in its folder keeps its conftest to itself),
+    and not the kit's own pytest plugin (its fixtures are for users' tests)."""
+    root = str(features.parent)
+    return ["-c", os.devnull, f"--rootdir={root}", f"--confcutdir={root}",
+            "-o", f"bdd_features_base_dir={features}", "-p", f"no:{PLUGIN_NAME}",
+            # This process imported the kit (and pytest-bdd) before pytest started: pytest cannot rewrite
+            # their asserts and would say so for each; the steps it loads later are rewritten as usual.
+            "-W", "ignore::pytest.PytestAssertRewriteWarning"]
+
+
+class _JunitVersions:
+    """Puts the kit's version and what it follows into junit.xml's ``<properties>``."""
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_sessionstart(self, session: pytest.Session) -> None:
+        xml = session.config.stash.get(junitxml_key, None)
+        if xml is not None:
+            xml.add_global_property(SUITE_NAME, kit_version())
+            for name, value in faithful_to().items():
+                xml.add_global_property(name, value)
+
+
 def _levels(level: str) -> list[str]:
     return [name for name, rank in LEVEL_ORDER.items() if rank <= LEVEL_ORDER[level]]
 
@@ -247,7 +269,8 @@ def run(
     when every selected MUST scenario passed. ``target_args``: the target's own pytest options
     (``--hic-command``, ``--hic-config``)."""
     levels = _levels(level)
-    args = [str(features), "-q", "-p", "no:cacheprovider", "-m", " or ".join(levels), "--no-header"]
+    args = [str(features), "-q", "-p", "no:cacheprovider", "-m", " or ".join(levels), "--no-header",
+            *isolated(features)]
     if keyword:
         args += ["-k", keyword]
     out = Path(report_dir) if report_dir else None
@@ -261,7 +284,7 @@ def run(
     claimed = TARGET_PROFILES.get(target)
     behaviors, profiles = _behaviors(features)
     outcomes = _Outcomes(behaviors=behaviors, profiles=profiles, claimed=claimed, target=target)
-    code = pytest.main(args, plugins=[outcomes])
+    code = pytest.main(args, plugins=[outcomes, _JunitVersions()])
     results = outcomes.results
     counts = Counter(r["status"] for r in results.values())
     ran = [r for r in results.values() if r["status"] != report.NOT_APPLICABLE]
@@ -280,7 +303,7 @@ def run(
         print("no scenario ran")
     if out is not None:
         description = {
-            "suite": {"name": SUITE_NAME, "version": _suite_version(features)},
+            "suite": {"name": SUITE_NAME, "version": kit_version(), **faithful_to()},
             "target": {"name": target, "profiles": sorted(claimed) if claimed is not None else ["all"]},
             "levels": levels,
             "keyword": keyword,

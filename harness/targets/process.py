@@ -39,10 +39,10 @@ from typing import IO, Any
 import yaml
 
 from controllers.registry import CONTROLLERS
+from harness.resources import import_root
 from harness.world.http_scene import HttpScene, WorldServer
 from harness.world.world import World
 
-ROOT = Path(__file__).resolve().parents[2]
 # Who the process is on the wire: the facade takes a bearer token as the user's name.
 CONTROLLER_USER = "system:serviceaccount:lifecycle-tck:reference-controllers"
 START_SECONDS = 30.0
@@ -100,12 +100,12 @@ class ControllerProcess:
         if only and command is None:
             argv += ["--only", ",".join(only)]
         env = dict(os.environ)
-        env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), env.get("PYTHONPATH", "")) if p)
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (str(import_root()), env.get("PYTHONPATH", "")) if p)
         env["KUBECONFIG"] = str(self.kubeconfig_path)
         self._stderr = (self._dir / "stderr").open("w+")
         try:
             self._process = subprocess.Popen(
-                command or argv, cwd=ROOT, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                command or argv, cwd=import_root(), env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                 stderr=self._stderr, text=True, bufsize=1, start_new_session=command is not None,
             )
         except OSError as err:

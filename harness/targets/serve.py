@@ -121,6 +121,17 @@ def default_kubeconfig_path() -> Path:
     return default_state_dir() / "kubeconfig"
 
 
+def kubeconfig_problem(path: Path) -> str | None:
+    """Why the kubeconfig cannot be written at ``path`` (its folder is made if need be), or None."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with path.open("a"):
+            pass
+    except OSError as err:
+        return f"cannot write the kubeconfig {path}: {err.strerror or err}"
+    return None
+
+
 def read_token(token: str | None, token_file: str | None) -> str | None:
     """The bearer token to require: from ``--token-file``, ``--token``, or ``LIFECYCLE_TCK_TOKEN``
     (in that order; giving both options is a usage error); None when none is given."""
@@ -181,10 +192,10 @@ def serve(
     retention: Retention | None = None,
 ) -> int:
     """Serve until SIGINT/SIGTERM; 0 on a clean stop, 1 for bad fixtures or an unusable address,
-    2 for bad usage. ``chaos``: answer about that share of the API requests with 409, 429 or 500,
-    except those of the world's own simulators (harness/apiserver/faults.py; ``GET
-    /harness/v1/faults`` shows the rules, ``DELETE`` clears them). ``retention``: audit and watch-history
-    limits (defaults: :class:`Retention`)."""
+    2 for bad usage (a port already taken, a kubeconfig that cannot be written). ``chaos``: answer
+    about that share of the API requests with 409, 429 or 500, except those of the world's own
+    simulators (harness/apiserver/faults.py; ``GET /harness/v1/faults`` shows the rules, ``DELETE``
+    clears them). ``retention``: audit and watch-history limits (defaults: :class:`Retention`)."""
     try:
         names = controller_names(controllers)
         token = read_token(token, token_file)
@@ -194,6 +205,10 @@ def serve(
         path = Path(kubeconfig) if kubeconfig else private_dir(default_state_dir()) / "kubeconfig"
     except UsageError as err:
         print(f"lifecycle-tck serve: {err}", file=sys.stderr)
+        return 2
+    problem = kubeconfig_problem(path)
+    if problem:
+        print(f"lifecycle-tck serve: {problem}", file=sys.stderr)
         return 2
     keep = retention or Retention()
     world = World(simulators=[n for n in names if n not in CONTROLLERS],
@@ -265,6 +280,6 @@ def _run(
         serve_forever(app, host, port, on_ready=ready, log_level="warning",
                       tls=(tls[0], tls[1]) if tls is not None else None)
     except OSError as err:
-        print(f"lifecycle-tck serve: cannot listen on {host}:{port}: {err}", file=sys.stderr)
-        return 1
+        print(f"lifecycle-tck serve: cannot listen on {host}:{port}: {err.strerror or err}", file=sys.stderr)
+        return 2
     return 0

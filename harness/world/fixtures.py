@@ -11,9 +11,6 @@ import yaml
 
 from harness.client import ApiError, Client
 
-FIXTURES_DIR = Path(__file__).resolve().parents[2] / "fixtures"
-CRD_DIR = FIXTURES_DIR / "crds"
-
 # CRDs first so their kinds exist, then namespaces so content has somewhere to go.
 _ORDER = {"CustomResourceDefinition": 0, "Namespace": 1}
 

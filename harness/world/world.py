@@ -19,7 +19,8 @@ from harness.apiserver.clusters import MANAGEMENT, ClusterSet
 from harness.apiserver.server import APIServer
 from harness.client import Controller, InProcessClient, Manager, Request
 from harness.clock import EPOCH, Scheduler, VirtualClock
-from harness.world.fixtures import CRD_DIR, apply_documents, read_documents
+from harness.resources import ResourceError, crd_dir
+from harness.world.fixtures import FixtureError, apply_documents, read_documents
 from harness.world.workload_clusters import WorkloadClusterProvisioner
 
 # name → "module:Class"; each class takes the cluster's client and is a Controller.
@@ -99,7 +100,13 @@ class World:
         self._provisioner: WorkloadClusterProvisioner | None = None
         if crds:
             # The kinds the world serves beyond Kubernetes (Cluster API's Cluster, ...).
-            apply_documents(self.client(MANAGEMENT, "system:admin"), read_documents([CRD_DIR]))
+            try:
+                documents = read_documents([crd_dir()])
+            except FixtureError as err:  # a packaged CRD that cannot be parsed: the kit is damaged
+                first = str(err).splitlines()[0]
+                raise ResourceError(f"packaged resource fixtures/crds is corrupt ({first}); reinstall lifecycle-tck") \
+                    from None
+            apply_documents(self.client(MANAGEMENT, "system:admin"), documents)
             self._provisioner = WorkloadClusterProvisioner(
                 self.client(MANAGEMENT, SYSTEM_USER.format("workload-clusters")),
                 ensure=self.add_cluster, remove=self.remove_cluster,
