@@ -89,6 +89,13 @@ def _audit(served: ServeProcess, path: str) -> list[dict[str, Any]]:
         return list(answer.json()["items"])
 
 
+def _watching_clusters(served: ServeProcess) -> bool:
+    """Whether a client (kubectl: the world's own controllers do not watch over HTTP) watches Clusters."""
+    with served.http(timeout=30) as http:
+        streams = http.get("/harness/v1/watches").json()["items"]
+    return any(s["resource"] == "clusters.cluster.x-k8s.io" and not s["ended"] for s in streams)
+
+
 def test_the_readme_shows_exactly_these_commands_and_files() -> None:
     text = README.read_text()
     for command in COMMANDS:
@@ -126,6 +133,9 @@ def test_a_new_user_sees_the_add_ons_leave_dependents_first_while_the_cluster_wa
     waiter = subprocess.Popen([KUBECTL, *shlex.split(WAIT_DELETED)[1:]], cwd=ROOT, env=_env(served),
                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
+        # Time moves only once kubectl watches the Cluster: moved earlier, the Cluster could be gone
+        # before kubectl's first look, and kubectl would then have nothing to report.
+        _until(served, lambda: _watching_clusters(served) or waiter.poll() is not None, "kubectl watching the Cluster")
         _until(served, lambda: waiter.poll() is not None, "the Cluster gone", advance=STEP_SECONDS)
         output = waiter.communicate(timeout=KUBECTL_TIMEOUT)[0]
     finally:
