@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from benchmarks import addons, apiserver, http, machine, rollout, runtime
+from benchmarks import addons, apiserver, http, machine, rollout, runtime, waits
 
 
 def main() -> None:
@@ -12,6 +12,7 @@ def main() -> None:
     rollout.main()
     runtime.main()
     addons.main()
+    waits.main()
 
 
 if __name__ == "__main__":

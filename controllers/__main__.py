@@ -21,11 +21,14 @@ from typing import Any
 
 from controllers.registry import CONTROLLERS, load
 from harness.client import Manager
+from harness.client.cache import CachedClient
 from harness.client.http import HttpClient
 from harness.client.remote import ServerClock, run_controlled, run_forever
 from harness.clock import Scheduler, VirtualClock
 
 USER = "system:serviceaccount:capi-system:capi-controller-manager"
+# Set (to anything) to make every read of a controlled process a round trip (to measure the cache).
+NO_READ_CACHE_ENV = "LIFECYCLE_TCK_NO_READ_CACHE"
 CONTROL_STDIO = "stdio"
 
 
@@ -58,8 +61,12 @@ def _controlled(kubeconfig: str, names: list[str]) -> int:
         client = HttpClient.from_kubeconfig(Path(kubeconfig).read_text(), user=USER)
         clients.append(client)
         manager = Manager(Scheduler(VirtualClock(now)))  # moved by the requests only
+        # Reads of watched kinds come from the watches, as through informers (harness/client/cache.py).
+        reader = client if os.environ.get(NO_READ_CACHE_ENV) else CachedClient(client)
         for name in names:
-            manager.add(load(name)(client))
+            manager.add(load(name)(reader))
+        if isinstance(reader, CachedClient):
+            reader.serve_from(manager)
         return manager, client.watch_streams
 
     try:

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from harness.targets.hic import check_hic_options
+from harness.targets.hic import MIN_QUIET_SECONDS, QUIET_SECONDS, QuietPeriod, check_hic_options
 from harness.world.hic import HicConfigError, load_config, parse_config
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -124,3 +124,29 @@ def test_a_hic_that_exits_gives_a_clear_verdict_in_bounded_time() -> None:
     assert run.returncode == 1
     assert "the HIC ended with exit code 3" in summary
     assert "bye" in summary
+
+
+# -- the adaptive quiet period ---------------------------------------------------------------------------
+
+
+def test_the_quiet_period_is_the_maximum_until_the_hic_has_shown_its_pace() -> None:
+    assert QuietPeriod().seconds == QUIET_SECONDS
+
+
+def test_the_quiet_period_is_a_few_times_the_longest_pause_within_its_bounds() -> None:
+    quiet = QuietPeriod(minimum=0.05, maximum=0.2, factor=3.0)
+    quiet.saw_pause(0.001)
+    assert quiet.seconds == 0.05  # a HIC that answers at once still gets the minimum
+    quiet.saw_pause(0.03)
+    quiet.saw_pause(0.01)
+    assert quiet.seconds == pytest.approx(0.09)  # the longest pause counts, not the last
+    quiet.saw_pause(1.5)
+    assert quiet.seconds == 0.2
+
+
+def test_a_write_after_the_hic_was_judged_quiet_makes_the_quiet_period_grow() -> None:
+    quiet = QuietPeriod(minimum=MIN_QUIET_SECONDS, maximum=1.0, factor=3.0)
+    quiet.saw_pause(0.02)
+    before = quiet.seconds
+    quiet.saw_late_write()
+    assert quiet.seconds == pytest.approx(min(1.0, 3.0 * before))

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import pytest
 
+from controllers.runtime import transport
 from controllers.runtime.api import CATALOG
 from controllers.runtime.client import RuntimeClient, RuntimeSDKError, aggregate, clean_cluster
 from controllers.runtime.webhooks import validate_extension_config
@@ -138,3 +139,74 @@ def test_ca_is_injected_from_a_secret(extension: ExtensionServer) -> None:
     config = client.get(RUNTIME_API_VERSION, "ExtensionConfig", "ext")
     assert config["spec"]["clientConfig"]["caBundle"] == extension.ca_bundle
     assert len(config["status"]["handlers"]) == 6
+
+
+# -- hangs of the harness's own extension, held on the world's virtual clock ------------------------------
+
+
+class _StoppedClock:
+    """A clock that never moves: the extension can cancel a call, but the deadline never passes."""
+
+    def __init__(self, now: float) -> None:
+        self._now = now
+
+    def now(self) -> float:
+        return self._now
+
+    def advance_to(self, instant: float) -> None:
+        pass
+
+
+def _exchanges() -> tuple[list[transport.Exchange], Callable[[], None]]:
+    seen: list[transport.Exchange] = []
+    return seen, transport.observe(seen.append)
+
+
+def test_a_hang_held_on_the_worlds_clock_passes_the_handler_deadline_in_virtual_time() -> None:
+    world = World()
+    server = ExtensionServer(HookResponder(timeout_seconds=1), clock=world.clock).start()
+    seen, stop = _exchanges()
+    try:
+        _register(world, "ext", server)
+        server.responder.script("BeforeClusterCreate", behaviour="hang")
+        before = world.now()
+        with pytest.raises(RuntimeSDKError, match="context deadline exceeded"):
+            RuntimeClient(world.client()).call_all("BeforeClusterCreate", _cluster(), {"cluster": _cluster()})
+        assert world.now() == before + 1  # exactly the handler's timeoutSeconds passed, on the world's clock
+        assert server.hangs is not None and server.hangs.cancelled == 1
+        assert seen[-1].seconds < 1.0  # cancelled, not given up by the wall-clock deadline
+    finally:
+        stop()
+        server.stop()
+
+
+def test_a_discovery_hang_held_on_the_worlds_clock_passes_the_10_second_discovery_deadline() -> None:
+    world = World(controllers=[])
+    server = ExtensionServer(HookResponder(timeout_seconds=1), clock=world.clock).start()
+    try:
+        server.responder.set_discovery_behaviour("hang")
+        before = world.now()
+        config = {"metadata": {"name": "ext"}, "spec": {"clientConfig": {"url": server.url,
+                                                                         "caBundle": server.ca_bundle}}}
+        with pytest.raises(RuntimeSDKError) as raised:
+            RuntimeClient(world.client()).discover(config)
+        assert str(raised.value) == (
+            f'failed to discover extension "ext": http call failed: Post "{server.url}/hooks.runtime.cluster.x-k8s.io'
+            '/v1alpha1/discovery?timeout=10s": context deadline exceeded')
+        assert world.now() == before + 10
+    finally:
+        server.stop()
+
+
+def test_a_call_cancelled_before_its_virtual_deadline_is_not_a_deadline() -> None:
+    world = World()
+    server = ExtensionServer(HookResponder(timeout_seconds=1), clock=_StoppedClock(world.now())).start()
+    try:
+        _register(world, "ext", server)
+        server.responder.script("BeforeClusterCreate", behaviour="hang")
+        with pytest.raises(RuntimeSDKError) as raised:
+            RuntimeClient(world.client()).call_all("BeforeClusterCreate", _cluster(), {"cluster": _cluster()})
+        assert "context deadline exceeded" not in str(raised.value)
+        assert "http call failed" in str(raised.value)
+    finally:
+        server.stop()

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import copy
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -201,10 +202,12 @@ def _response_status_error(response: dict[str, Any], operation: str, target: str
                                  message=message)
 
 
-def _http_call(endpoint: transport.Endpoint, path: str, body: dict[str, Any], timeout: int) -> dict[str, Any]:
-    """``httpCall``: the decoded answer; CallingError for the errors the failure policy covers."""
+def _http_call(endpoint: transport.Endpoint, path: str, body: dict[str, Any], timeout: int,
+               now: Callable[[], float] | None = None) -> dict[str, Any]:
+    """``httpCall``: the decoded answer; CallingError for the errors the failure policy covers. ``now``:
+    the clock the deadline is also measured on (the world's; see controllers/runtime/transport.py)."""
     try:
-        code, data, _url = transport.post(endpoint, path, body, timeout)
+        code, data, _url = transport.post(endpoint, path, body, timeout, now)
     except transport.TransportError as err:
         raise CallingError(_wrap(HTTP_CALL_FAILED, err)) from None
     if code != 200:
@@ -239,7 +242,8 @@ class RuntimeClient:
         try:
             endpoint = transport.resolve(self.client, (extension_config.get("spec") or {}).get("clientConfig") or {})
             request = {"apiVersion": HOOKS_API_VERSION, "kind": DISCOVERY_HOOK.request_kind}
-            response = _http_call(endpoint, hook_path(DISCOVERY_HOOK.name), request, DISCOVERY_TIMEOUT_SECONDS)
+            response = _http_call(endpoint, hook_path(DISCOVERY_HOOK.name), request, DISCOVERY_TIMEOUT_SECONDS,
+                                  self.client.now)
         except (transport.ConfigError, RuntimeSDKError) as err:
             raise RuntimeSDKError(_wrap(outer, err)) from None
         problem = _response_status_error(response, DISCOVER_OPERATION, name)
@@ -347,7 +351,8 @@ class RuntimeClient:
         except transport.ConfigError as err:
             raise RuntimeSDKError(_wrap(outer, _wrap(HTTP_CALL_FAILED, err))) from None
         try:
-            response = _http_call(endpoint, hook_path(hook.name, registration.handler), body, timeout)
+            response = _http_call(endpoint, hook_path(hook.name, registration.handler), body, timeout,
+                                  self.client.now)
         except CallingError as err:
             if registration.failure_policy == FAILURE_POLICY_IGNORE:
                 self._record(hook, name, None, str(err))

@@ -12,8 +12,16 @@
   defaults it). TLS still verifies the certificate for ``<name>.<namespace>.svc`` (sent as SNI), as upstream.
 
 ``post`` sends one request: JSON body, ``?timeout=<n>s`` when a timeout is set and a deadline of that many
-(wall-clock) seconds for the whole exchange, the server certificate verified against ``caBundle`` (the
-system roots when there is none), redirects not followed (a 3xx is just a non-200 answer). Transport
+seconds for the whole exchange, the server certificate verified against ``caBundle`` (the system roots when
+there is none), redirects not followed (a 3xx is just a non-200 answer).
+
+The deadline is measured on two clocks, whichever passes it first: wall time (a third-party extension that
+hangs is given up after ``n`` real seconds, as upstream's context deadline does), and, when ``post`` is
+given the caller's ``now`` (the world's virtual clock, ``Client.now``), virtual time. The harness's own
+extension never makes a caller wait: when it is told to hang, the world moves its clock past the call's
+deadline and cancels the call (it drops the connection, harness/world/extension/app.py); a call that
+ends without an answer once ``now()`` has passed its deadline failed with ``context deadline exceeded``,
+exactly as one the wall clock gave up (anything else that drops a connection stays the error it is). Transport
 failures raise :class:`TransportError` with Go's wording where the Runtime SDK's errors show it
 (``Post "<url>": dial tcp <addr>: connect: connection refused``, ``... context deadline exceeded``,
 ``... tls: failed to verify certificate: x509: certificate signed by unknown authority``).
@@ -137,9 +145,11 @@ def _http_client(ca_bundle: str) -> httpx.Client:
     return httpx.Client(verify=context, follow_redirects=False, trust_env=False)
 
 
-def post(endpoint: Endpoint, path: str, body: dict[str, Any], timeout_seconds: int) -> tuple[int, bytes, str]:
+def post(endpoint: Endpoint, path: str, body: dict[str, Any], timeout_seconds: int,
+         now: Callable[[], float] | None = None) -> tuple[int, bytes, str]:
     """POST ``body`` to ``path`` of ``endpoint``; ``(status code, body, URL called)``. TransportError when
-    no answer came within ``timeout_seconds`` (0: no deadline) or the TLS handshake failed."""
+    no answer came within ``timeout_seconds`` (0: no deadline) of wall time, or of ``now``'s time (the
+    caller's virtual clock; see the module docstring), or the TLS handshake failed."""
     query = f"?timeout={timeout_seconds}s" if timeout_seconds else ""
     shown_url = endpoint.url_for(path) + query
     real_url = f"{HTTPS}://{_host(endpoint.connect_host)}:{endpoint.connect_port}" + urlsplit(shown_url).path + query
@@ -148,6 +158,7 @@ def post(endpoint: Endpoint, path: str, body: dict[str, Any], timeout_seconds: i
     timeout = httpx.Timeout(float(timeout_seconds) if timeout_seconds else None)
     headers = {"Content-Type": JSON_CONTENT_TYPE, "Accept": JSON_CONTENT_TYPE, "Host": urlsplit(shown_url).netloc}
     started = time.monotonic()
+    virtual_deadline = _virtual_now(now) + timeout_seconds if now is not None and timeout_seconds else None
     try:
         with client.stream("POST", real_url, content=json.dumps(body).encode(), headers=headers, timeout=timeout,
                            extensions={"sni_hostname": endpoint.server_name}) as answer:
@@ -162,7 +173,10 @@ def post(endpoint: Endpoint, path: str, body: dict[str, Any], timeout_seconds: i
     except httpx.ConnectError as err:
         error = POST_FAILED.format(url=shown_url, reason=_connect_reason(endpoint, err))
     except httpx.HTTPError as err:
-        error = POST_FAILED.format(url=shown_url, reason=str(err) or type(err).__name__)
+        reason = str(err) or type(err).__name__
+        if virtual_deadline is not None and now is not None and _virtual_now(now) >= virtual_deadline:
+            reason = DEADLINE_EXCEEDED  # cancelled once the caller's clock passed the deadline
+        error = POST_FAILED.format(url=shown_url, reason=reason)
     else:
         _tell(Exchange(shown_url, body, code, data, None, time.monotonic() - started))
         return code, data, shown_url
@@ -202,6 +216,14 @@ def observe(observer: Callable[[Exchange], None]) -> Callable[[], None]:
 def _tell(exchange: Exchange) -> None:
     for observer in list(_OBSERVERS):
         observer(exchange)
+
+
+def _virtual_now(now: Callable[[], float]) -> float:
+    """The caller's time; minus infinity when it cannot be read (then only the wall clock counts)."""
+    try:
+        return float(now())
+    except (ApiError, OSError, RuntimeError, ValueError, KeyError):
+        return float("-inf")
 
 
 def _host(host: str) -> str:

@@ -2,7 +2,8 @@
 Feature: The Runtime SDK protocol between the controllers and Runtime Extensions
   Discovery, the failure policy of a handler, several extensions answering one hook, namespace selectors
   and TLS, as Cluster API's Runtime SDK client implements them (reference/runtime-hooks-and-addons.md §1).
-  Extensions here declare timeoutSeconds 1, so no call waits longer than a second.
+  Extensions here declare timeoutSeconds 1. They are the harness's own, so a hang is held on the world's
+  virtual clock: the deadline passes in virtual time and the call is cancelled; nothing waits in wall time.
 
   @seed_002 @must @RT_DISC_001
   Scenario: Discovery registers every handler as <handler>.<ExtensionConfig>
@@ -37,7 +38,7 @@ Feature: The Runtime SDK protocol between the controllers and Runtime Extensions
     Then the ExtensionConfig "ext" is not discovered, with a message containing "handler name Bad.Name is not valid: [a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-'"
 
   # Upstream's discovery has a fixed deadline of 10 s (defaultDiscoveryTimeout in internal/runtime/client,
-  # v1.11 and HEAD alike), asked for with ?timeout=10s. This scenario waits for it in wall time.
+  # v1.11 and HEAD alike), asked for with ?timeout=10s. The 10 seconds pass on the world's virtual clock.
   @seed_002 @must @RT_DISC_004
   Scenario: An extension whose discovery hangs is not discovered, and is given up after the 10 second discovery deadline
     Given a Runtime Extension "ext" that is not registered

@@ -129,8 +129,9 @@ def start_extension(ctx: ScenarioContext, runtime: RuntimeScene, name: str, *, p
                     register: bool = True, selector: dict[str, Any] | None = None) -> ExtensionServer:
     """Start the extension ``name``; register it (and wait for discovery) when ``register``."""
     _register(ctx)
+    # On the world's clock (when the world runs here), a hang passes the call's deadline in virtual time.
     server = ExtensionServer(HookResponder(failure_policy=policy, timeout_seconds=TEST_TIMEOUT_SECONDS,
-                                           hang_seconds=3.0)).start()
+                                           hang_seconds=3.0), clock=getattr(ctx.scene, "clock", None)).start()
     runtime.extensions[name] = server
     if register:
         spec = {"namespaceSelector": selector} if selector is not None else {}

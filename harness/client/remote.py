@@ -122,7 +122,9 @@ def settle_with_server(manager: Manager, streams: Callable[[], dict[str, dict[st
     controllers wrote in one round comes back as events in the next); the steps taken."""
     total = 0
     while True:
-        catch_up(manager.sources(), streams)
+        sources = manager.sources()
+        catch_up(sources, streams)
+        manager.caught_up(sources)
         steps = manager.settle()
         if steps == 0:
             return total

@@ -242,6 +242,11 @@ def add_finalizer(client: Client, obj: dict[str, Any], finalizer: str) -> bool:
     return True
 
 
+def _resource_version(obj: dict[str, Any]) -> int:
+    text = str((obj.get("metadata") or {}).get("resourceVersion") or "")
+    return int(text) if text.isdigit() else -1
+
+
 def _own_key(_event: str, obj: dict[str, Any]) -> Iterable[Request]:
     return (Request.of(obj),)
 
@@ -281,6 +286,9 @@ class Manager:
         self.controllers: list[Controller] = []
         self._sources: list[_Source] = []
         self.steps = 0
+        # Told which watch streams are caught up with the server (harness/client/remote.py), so a read
+        # cache fed by them may answer (harness/client/cache.py).
+        self.caught_up_hooks: list[Callable[[list[WatchStream]], None]] = []
 
     def add(self, controller: Controller) -> Controller:
         controller.manager = self
@@ -321,6 +329,32 @@ class Manager:
     def sources(self) -> list[WatchStream]:
         """Every watch stream the controllers read."""
         return [source.stream for source in self._sources]
+
+    def caught_up(self, streams: list[WatchStream]) -> None:
+        """Every event the server had given ``streams`` has been read (not necessarily pumped yet)."""
+        for hook in self.caught_up_hooks:
+            hook(streams)
+
+    def known_object(self, cluster: str, api_version: str, kind: str, namespace: str, name: str,
+                     synced: Callable[[WatchStream], bool]) -> tuple[bool, dict[str, Any] | None]:
+        """What the watches delivered of one object: ``(True, newest version or None when absent)`` when a
+        watch of ``kind`` in ``cluster`` covers it (cluster-wide or in ``namespace``, no selector) and is
+        ``synced``; ``(False, None)`` when none does. Not a copy."""
+        served = False
+        newest: dict[str, Any] | None = None
+        for source in self._sources:
+            _cluster, version, source_kind, source_namespace, labels, fields = source.key[:6]
+            if (_cluster, version, source_kind) != (cluster, api_version, kind) or labels or fields:
+                continue
+            if source_namespace is not None and source_namespace != namespace:
+                continue
+            if not synced(source.stream) or source.stream.closed:
+                continue
+            served = True
+            obj = source.known.get((namespace, name))
+            if obj is not None and (newest is None or _resource_version(obj) > _resource_version(newest)):
+                newest = obj
+        return served, newest
 
     def remove_sources(self, controller: Controller, cluster: str) -> None:
         keep = []

@@ -289,6 +289,9 @@ class HttpScene:
         self._raw_watches: list[SyncedWatch] = []
         self._audit_total = 0
         self._now: float | None = None
+        # The served world runs in this process: the harness's own Runtime Extension holds hangs on its
+        # clock (harness/world/extension/app.py) while the world waits for the call.
+        self.clock = world.clock
 
     # -- admin API plumbing ------------------------------------------------------------------------
 

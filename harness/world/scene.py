@@ -12,6 +12,7 @@ from typing import Any, Protocol
 from harness.apiserver.clusters import MANAGEMENT
 from harness.apiserver.faults import FaultRuleError
 from harness.client.interface import Client
+from harness.clock import VirtualClock
 from harness.kube import errors
 from harness.world.world import World
 
@@ -71,6 +72,12 @@ class InProcessScene:
 
     def __init__(self, world: World) -> None:
         self.world = world
+
+    @property
+    def clock(self) -> VirtualClock:
+        """The world's clock, for the harness's own Runtime Extension to hold hangs on (nothing else
+        moves it behind the world's back)."""
+        return self.world.clock
 
     def client(self, cluster: str = MANAGEMENT, user: str = "admin") -> Client:
         return self.world.client(cluster, user)

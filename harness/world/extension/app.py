@@ -12,12 +12,19 @@
   "behaviour"?}`` (neither: forget), ``POST discovery`` with a DiscoveryResponse body (``{}``: back to
   the default; ``"behaviour": "hang"`` makes discovery hang), ``POST reset``. ``calls?hook=Discovery``
   lists the discovery calls.
+
+A hang (scripted) lasts ``hang_seconds`` (``discovery_hang_seconds``) of wall time, unless the app is given
+a :class:`VirtualHangs`: then a call that asks for a deadline (``?timeout=``) is held on the world's
+virtual clock instead. The world's clock moves past the deadline and the call is cancelled (its connection
+dropped, with no answer), so the caller, which measures its deadline on that clock too
+(controllers/runtime/transport.py), fails it with ``context deadline exceeded`` at once; nobody waits.
 """
 
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from collections.abc import Callable
+from typing import Any, Protocol
 
 from fastapi import APIRouter, FastAPI, Request
 from fastapi.responses import JSONResponse, PlainTextResponse, RedirectResponse, Response
@@ -27,6 +34,7 @@ from controllers.runtime.api import CATALOG, DISCOVERY, HOOKS_GROUP, HOOKS_VERSI
 from harness.apiserver import parsing
 from harness.apiserver.http.admin import JSONBodyRoute, typed_app
 from harness.kube import errors
+from harness.kube.duration import duration_seconds
 from harness.world.extension.responses import (
     ANY_CLUSTER,
     ERROR,
@@ -48,10 +56,61 @@ MAX_BODY_BYTES = 3 * 1024 * 1024
 # The query parameter a Runtime SDK call carries its deadline in (``?timeout=10s``).
 TIMEOUT_PARAMETER = "timeout"
 _HOOKS_BY_PATH = {hook.lower(): hook for hook in CATALOG}
+# The status of the answer a cancelled call is given after its connection is gone (never sent; nginx's
+# "client closed request", for whoever reads the server's own records).
+CANCELLED_STATUS = 499
 
 
-def create_app(responder: HookResponder) -> FastAPI:
-    """The extension's app, answering from ``responder``."""
+class VirtualClockLike(Protocol):
+    """What :class:`VirtualHangs` needs of the world's clock (``harness.clock.VirtualClock``)."""
+
+    def now(self) -> float: ...
+
+    def advance_to(self, instant: float) -> None: ...
+
+
+class VirtualHangs:
+    """Hangs measured on ``clock``, the virtual clock of the world whose controllers call this extension.
+
+    Only for the harness's own extension in a world that waits for its calls (lockstep: while a
+    controller's call is out, the world's thread is blocked in it, so moving the clock from the
+    extension's thread cannot race anything). ``cancel`` is given the caller's address and drops that
+    connection (the server sets it once it runs)."""
+
+    def __init__(self, clock: VirtualClockLike) -> None:
+        self.clock = clock
+        self.cancel: Callable[[tuple[str, int] | None], bool] | None = None
+        self.cancelled = 0
+
+    def hold(self, timeout: str, peer: tuple[str, int] | None) -> bool:
+        """Pass the call's deadline (``timeout``, a Go duration) on the clock and cancel the call; False
+        when the call has no deadline or cannot be cancelled (then it hangs in wall time)."""
+        try:
+            seconds = duration_seconds(timeout) if timeout else 0.0
+        except ValueError:
+            return False
+        if seconds <= 0 or self.cancel is None:
+            return False
+        self.clock.advance_to(self.clock.now() + seconds)
+        if not self.cancel(peer):
+            return False
+        self.cancelled += 1
+        return True
+
+
+async def _hang(seconds: float, hangs: VirtualHangs | None, request: Request) -> bool:
+    """Hang: on the virtual clock when ``hangs`` can (True: the call was cancelled, answer nothing),
+    else ``seconds`` of wall time (False)."""
+    if hangs is not None and hangs.hold(request.query_params.get(TIMEOUT_PARAMETER, ""), request.client and (
+            request.client.host, request.client.port)):
+        await asyncio.sleep(0)  # let the event loop see the connection gone before the handler returns
+        return True
+    await asyncio.sleep(seconds)
+    return False
+
+
+def create_app(responder: HookResponder, hangs: VirtualHangs | None = None) -> FastAPI:
+    """The extension's app, answering from ``responder``; hangs on ``hangs``'s clock when given."""
     app = FastAPI(title="lifecycle-tck reference Runtime Extension", docs_url=None, redoc_url=None,
                   openapi_url=None)
 
@@ -68,8 +127,8 @@ def create_app(responder: HookResponder) -> FastAPI:
     @app.post(f"{HOOKS_PREFIX}/{DISCOVERY.lower()}")
     async def discovery(request: Request) -> JSONResponse:
         response = responder.discovery_response(request.query_params.get(TIMEOUT_PARAMETER, ""))
-        if responder.discovery_behaviour == HANG:
-            await asyncio.sleep(responder.discovery_hang_seconds)
+        if responder.discovery_behaviour == HANG and await _hang(responder.discovery_hang_seconds, hangs, request):
+            return Response(status_code=CANCELLED_STATUS)
         return JSONResponse(response)
 
     @app.post(HOOKS_PREFIX + "/{hook}/{handler}")
@@ -82,7 +141,8 @@ def create_app(responder: HookResponder) -> FastAPI:
             return PlainTextResponse(BAD_REQUEST, status_code=400)
         answer = responder.answer(name, handler, body, request.query_params.get(TIMEOUT_PARAMETER, ""))
         if answer.behaviour == HANG:
-            await asyncio.sleep(responder.hang_seconds)
+            if await _hang(responder.hang_seconds, hangs, request):
+                return Response(status_code=CANCELLED_STATUS)
             return JSONResponse({"status": "Success"})
         if answer.behaviour == REDIRECT:
             return RedirectResponse(REDIRECT_TARGET, status_code=307)

@@ -21,7 +21,8 @@ never while a call is answered: the controller that calls the extension may be t
 thread, waiting for the answer. The standalone extension syncs from a background thread
 (:class:`ConfigMapSync`); scenarios sync between their steps.
 
-Misbehaviours (scripted): ``hang`` (answer after ``hang_seconds`` of wall time), ``redirect`` (307 to
+Misbehaviours (scripted): ``hang`` (answer after ``hang_seconds`` of wall time, or, for an extension
+held on a world's virtual clock, be cancelled once that clock passes the call's deadline), ``redirect`` (307 to
 another path), ``garbage`` (200 with a body that is not JSON), ``error`` (500), ``no-status`` (200 with
 ``{}``). Discovery can be scripted to ``hang`` too (:meth:`HookResponder.set_discovery_behaviour`): it then
 answers only after ``discovery_hang_seconds``, longer than the Runtime SDK's fixed 10 s discovery deadline.

@@ -26,7 +26,7 @@ from typing import Any
 from controllers.runtime.api import API_VERSION, EXTENSION_CONFIG_KIND, FAILURE_POLICY_FAIL
 from harness.apiserver.http.certificates import KeyPair, issue_server_certificate, make_ca, write_private
 from harness.apiserver.http.serve import Server, bind, run_server
-from harness.world.extension.app import create_app
+from harness.world.extension.app import VirtualClockLike, VirtualHangs, create_app
 from harness.world.extension.responses import ConfigMapSync, HookResponder
 
 HOST = "127.0.0.1"
@@ -74,13 +74,31 @@ class _Server(Server):
                 transport.abort()
         await super().shutdown(sockets)
 
+    def abort_peer(self, peer: tuple[str, int] | None) -> bool:
+        """Drop the connection of the client at ``peer`` (host, port) without an answer, as a caller that
+        gave up would see it go; False when there is none. Called on the server's event loop."""
+        for connection in list(self.server_state.connections):
+            transport: Any = getattr(connection, "transport", None)
+            if peer is not None and getattr(connection, "client", None) == peer and transport is not None:
+                transport.abort()
+                return True
+        return False
+
 
 class ExtensionServer:
-    """The reference extension on ``host:port`` (0: a free port) over HTTPS, on a background thread."""
+    """The reference extension on ``host:port`` (0: a free port) over HTTPS, on a background thread.
+
+    ``clock``: the virtual clock of the world whose controllers call it, when that world waits for their
+    calls (a scenario's world): a scripted hang is then held on that clock, not in wall time (the clock
+    passes the call's deadline and the call is cancelled; see harness/world/extension/app.py)."""
 
     def __init__(self, responder: HookResponder | None = None, *, host: str = HOST, port: int = 0,
-                 hosts: list[str] | None = None, cert_dir: Path | None = None) -> None:
+                 hosts: list[str] | None = None, cert_dir: Path | None = None,
+                 clock: VirtualClockLike | None = None) -> None:
         self.responder = responder if responder is not None else HookResponder()
+        self.hangs = VirtualHangs(clock) if clock is not None else None
+        if self.hangs is not None:
+            self.hangs.cancel = self._abort_peer
         self.host = host
         self._tmp = tempfile.TemporaryDirectory(prefix="lifecycle-tck-extension-") if cert_dir is None else None
         self.cert_dir = cert_dir if cert_dir is not None else Path(self._tmp.name)  # type: ignore[union-attr]
@@ -88,6 +106,10 @@ class ExtensionServer:
         self._requested_port = port
         self.port = 0
         self._server: _Server | None = None
+
+    def _abort_peer(self, peer: tuple[str, int] | None) -> bool:
+        server = self._server
+        return server is not None and server.abort_peer(peer)
 
     @property
     def ca_bundle(self) -> str:
@@ -104,7 +126,7 @@ class ExtensionServer:
         sock = bind(self.host, self.port or self._requested_port)
         self.port = sock.getsockname()[1]
         tls = (str(self.cert_dir / CERT_FILE), str(self.cert_dir / KEY_FILE))
-        server, _ = run_server(create_app(self.responder), self.host, sock=sock, timeout=timeout, tls=tls,
+        server, _ = run_server(create_app(self.responder, self.hangs), self.host, sock=sock, timeout=timeout, tls=tls,
                                server_class=_Server, name="extension")
         self._server = server  # type: ignore[assignment]
         return self
