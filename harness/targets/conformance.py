@@ -26,11 +26,10 @@ import yaml
 from pytest_bdd.reporting import test_report_context_registry
 from pytest_bdd.scenario import scenario_wrapper_template_registry
 
-from controllers.registry import CONTROLLERS
 from harness.apiserver.http.faults import chaos_rules, injector_of
 from harness.targets import report
 from harness.targets.process import CONTROLLER_USER
-from harness.world.world import SYSTEM_USER
+from harness.world.world import REFERENCE_CONTROLLERS, SYSTEM_USER
 
 LEVEL_ORDER = {"must": 0, "should": 1, "may": 2}
 SUITE_NAME = "lifecycle-tck"
@@ -63,7 +62,7 @@ _NOT_APPLICABLE = report.NOT_APPLICABLE  # (the plugin's hooks name their argume
 
 def reference_controller_users() -> list[str]:
     """Who the reference controllers are on the wire: each in-world controller, and the process."""
-    return [SYSTEM_USER.format(name) for name in CONTROLLERS] + [CONTROLLER_USER]
+    return [SYSTEM_USER.format(name) for name in REFERENCE_CONTROLLERS] + [CONTROLLER_USER]
 
 
 def install_chaos(scene: Any, rate: float, users: list[str] | None = None) -> None:

@@ -55,7 +55,6 @@ from typing import Any
 import pytest
 import yaml
 
-from controllers.registry import CONTROLLERS
 from harness.targets.conformance import NOT_APPLICABLE_SKIP
 from harness.targets.process import (
     STOP_SECONDS,
@@ -66,7 +65,7 @@ from harness.targets.process import (
     controller_kubeconfig,
 )
 from harness.world.http_scene import HttpScene, WorldServer
-from harness.world.world import World
+from harness.world.world import REFERENCE_CONTROLLERS, World
 
 TARGET = "machine-controller"
 AREA = "machine_deletion"
@@ -103,7 +102,7 @@ def check_options(command: str | None) -> str | None:
 
 def _world(**clock: Any) -> World:
     """A world running every reference controller but the machine controller."""
-    return World(controllers=[name for name in CONTROLLERS if name != MACHINE], **clock)
+    return World(controllers=[name for name in REFERENCE_CONTROLLERS if name != MACHINE], **clock)
 
 
 def served_kubeconfig(world: World) -> str:

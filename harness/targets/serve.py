@@ -12,11 +12,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from controllers.registry import CONTROLLERS
 from harness.apiserver.http import create_app, serve_forever, url, write_kubeconfig
 from harness.apiserver.http.faults import chaos_rules, injector_of
 from harness.world.fixtures import FixtureError, apply_documents, read_documents
-from harness.world.world import MANAGEMENT_SIMULATORS, SIMULATORS, SYSTEM_USER, World
+from harness.world.world import MANAGEMENT_SIMULATORS, REFERENCE_CONTROLLERS, SIMULATORS, SYSTEM_USER, World
 
 # The world's provisioner of workload clusters acts as this system user (harness/world/world.py).
 WORKLOAD_CLUSTERS = "workload-clusters"
@@ -30,7 +29,7 @@ class UsageError(ValueError):
 
 def controller_names(spec: str) -> list[str]:
     """The simulators and reference controllers that ``--controllers`` names (``all``, ``none`` or a list)."""
-    known = list(SIMULATORS) + list(MANAGEMENT_SIMULATORS) + list(CONTROLLERS)
+    known = list(SIMULATORS) + list(MANAGEMENT_SIMULATORS) + list(REFERENCE_CONTROLLERS)
     if spec == "all":
         return known
     if spec == "none":
@@ -80,8 +79,9 @@ def serve(
     except UsageError as err:
         print(f"lifecycle-tck serve: {err}", file=sys.stderr)
         return 2
-    world = World(simulators=[n for n in names if n not in CONTROLLERS],
-                  controllers=[n for n in names if n in CONTROLLERS], start=time.time(), follow_wall_time=True)
+    world = World(simulators=[n for n in names if n not in REFERENCE_CONTROLLERS],
+                  controllers=[n for n in names if n in REFERENCE_CONTROLLERS], start=time.time(),
+                  follow_wall_time=True)
     if fixtures:
         try:
             apply_documents(world.client(), read_documents(fixtures))
@@ -103,7 +103,7 @@ def serve(
         if chaos:
             # From now on (the world's own start-up is not under test). The simulators stand for
             # kubelets and Kubernetes' own controllers, not for what is tested: they are spared.
-            simulators = [n for n in names if n not in CONTROLLERS] + [WORKLOAD_CLUSTERS]
+            simulators = [n for n in names if n not in REFERENCE_CONTROLLERS] + [WORKLOAD_CLUSTERS]
             injector = injector_of(world.clusters)
             for rule in chaos_rules(chaos, except_users=[SYSTEM_USER.format(n) for n in simulators]):
                 injector.add(rule)

@@ -22,6 +22,10 @@ from harness.clock import EPOCH, Scheduler, VirtualClock
 from harness.world.fixtures import CRD_DIR, apply_documents, read_documents
 from harness.world.workload_clusters import WorkloadClusterProvisioner
 
+# The names of the reference controllers a world can run (the composition root knows them; the targets
+# and the steps learn them here, never from ``controllers`` itself).
+REFERENCE_CONTROLLERS: tuple[str, ...] = tuple(CONTROLLERS)
+
 # name → "module:Class"; each class takes the cluster's client and is a Controller.
 SIMULATORS: dict[str, str] = {
     "namespace": "harness.world.namespace:NamespaceController",
