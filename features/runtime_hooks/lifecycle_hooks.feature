@@ -1,4 +1,4 @@
-@runtime_extension
+@topology_controller
 Feature: Lifecycle hooks of a Cluster with a managed topology
   The topology controller calls the Runtime Extensions registered through ExtensionConfigs at the
   lifecycle points of seed 002 ("Runtime hook definitions"): blocking hooks hold the transition until

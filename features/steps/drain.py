@@ -17,6 +17,7 @@ from features.steps.context import ScenarioContext, labels_of, sentence
 from features.steps.machines import (
     AUDIT_RESOURCES,
     CAPI_API_VERSION,
+    DRAINING_NODE,
     DRAINING_SUCCEEDED,
     MACHINE,
     MACHINE_DRAIN_RULE,
@@ -28,11 +29,14 @@ from features.steps.machines import (
     machine_records,
     node_of,
     records_of,
+    stage_time,
     workload,
 )
 from features.steps.pdb import budget
 from features.steps.pods import pod_manifest
 from harness.client import MERGE, Client
+from harness.clock import parse_rfc3339
+from harness.spec.drain import RETRY_SECONDS
 
 # The kubelet simulator's knobs (harness/world/kubelet.py).
 NODE_HEALTH = "harness.test/node-health"
@@ -475,6 +479,20 @@ def then_evicted_within(ctx: ScenarioContext, capi: CapiScene, seconds: int, ref
     assert ctx.wait_until(lambda: bool(_evictions(ctx, capi, ref)), seconds), (
         f"the Pod {ref} was not evicted within {seconds} s"
     )
+
+
+@then(sentence('the Pod "{ref:Q}" was evicted no sooner than {seconds:Int} seconds after the drain of "{machine:Q}" '
+               'started'))
+def then_evicted_not_sooner(ctx: ScenarioContext, capi: CapiScene, ref: str, seconds: int, machine: str) -> None:
+    """Seed 001: a drain that is not complete is tried again every 20 s (harness/spec/drain.py): an eviction
+    refused at the drain's first pass comes back at a later pass, not at once when the refusal's cause goes
+    away. The drain start is when the Machine first reported the DrainingNode stage."""
+    evictions = _evictions(ctx, capi, ref)
+    assert evictions, f"the Pod {ref} was not evicted"
+    started = parse_rfc3339(stage_time(ctx, capi, machine, DRAINING_NODE)[1])
+    after = parse_rfc3339(str(evictions[0]["time"])) - started
+    assert after >= seconds, (f"the Pod {ref} was evicted {after:.0f} s after the drain of {machine} started: a "
+                              f"refused drain is retried every {RETRY_SECONDS} s, not sooner")
 
 
 @then(sentence('the Pod "{ref:Q}" is not evicted'))

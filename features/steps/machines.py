@@ -727,27 +727,62 @@ def then_machine_condition_message(ctx: ScenarioContext, capi: CapiScene, name: 
     )
 
 
+@then(sentence('the Machine "{name:Q}" is in phase "{phase:Q}"'))
+def then_machine_phase(ctx: ScenarioContext, capi: CapiScene, name: str, phase: str) -> None:
+    machine = find_in(ctx.client, CAPI_API_VERSION, MACHINE, name, capi.namespace)
+    assert machine is not None, f"the Machine {name} is gone"
+    actual = (machine.get("status") or {}).get("phase")
+    assert actual == phase, f"the Machine {name} is in phase {actual!r}, expected {phase!r}"
+
+
 @then(sentence('the Machine "{name:Q}" still has the annotation "{key:Q}"'))
 def then_has_annotation(ctx: ScenarioContext, capi: CapiScene, name: str, key: str) -> None:
     annotations = _machine(ctx, capi, name)["metadata"].get("annotations") or {}
     assert key in annotations, f"the Machine {name} no longer has {key!r}: {annotations}"
 
 
+def _removed(ctx: ScenarioContext, capi: CapiScene, name: str, present: Any) -> bool:
+    """Whether the audit trail shows a write that took something (``present(obj)``) off the Machine: what
+    a Machine that is gone must show to count as having lost it (a Machine that never had it, or never
+    existed, does not)."""
+    return any(present(r.get("old")) and not present(r.get("new")) for r in _machine_records(ctx, capi, name)
+               if r.get("old") is not None and r.get("new") is not None)
+
+
+def _machine_records(ctx: ScenarioContext, capi: CapiScene, name: str) -> list[dict[str, Any]]:
+    return ctx.scene.audit(resource=AUDIT_RESOURCES[MACHINE], name=name, namespace=capi.namespace)
+
+
+def _has_annotation(obj: dict[str, Any] | None, key: str) -> bool:
+    return key in (((obj or {}).get("metadata") or {}).get("annotations") or {})
+
+
 @then(sentence('the Machine "{name:Q}" no longer has the annotation "{key:Q}"'))
 def then_lacks_annotation(ctx: ScenarioContext, capi: CapiScene, name: str, key: str) -> None:
+    """The Machine exists without the annotation; or it is gone, and a recorded write removed the
+    annotation before it went (a Machine that never existed or never had it does not pass)."""
     machine = find_in(ctx.client, CAPI_API_VERSION, MACHINE, name, capi.namespace)
-    annotations = ((machine or {}).get("metadata") or {}).get("annotations") or {}
-    assert key not in annotations, f"the Machine {name} still has {key!r}"
+    if machine is None:
+        assert _removed(ctx, capi, name, lambda obj: _has_annotation(obj, key)), (
+            f"the Machine {name} is gone and no recorded write removed {key!r} from it")
+        return
+    assert not _has_annotation(machine, key), f"the Machine {name} still has {key!r}"
 
 
 @then(sentence('within {seconds:Int} seconds the Machine "{name:Q}" no longer has the finalizer "{finalizer:Q}"'))
 def then_lacks_finalizer_within(ctx: ScenarioContext, capi: CapiScene, seconds: int, name: str,
                                 finalizer: str) -> None:
+    def has(obj: dict[str, Any] | None) -> bool:
+        return finalizer in (((obj or {}).get("metadata") or {}).get("finalizers") or [])
+
     def gone() -> bool:
         machine = find_in(ctx.client, CAPI_API_VERSION, MACHINE, name, capi.namespace)
-        return machine is None or finalizer not in (machine["metadata"].get("finalizers") or [])
+        # Gone counts only when a recorded write took the finalizer off (a Machine that never had it, or
+        # never existed, does not pass).
+        return _removed(ctx, capi, name, has) if machine is None else not has(machine)
 
-    assert ctx.wait_until(gone, seconds), f"the Machine {name} still has the finalizer {finalizer!r}"
+    assert ctx.wait_until(gone, seconds), (
+        f"the Machine {name} still has the finalizer {finalizer!r}, or is gone without a write removing it")
 
 
 @then(sentence('the Machine "{name:Q}" has the nodeDeletionTimeout "{value:Q}"'))

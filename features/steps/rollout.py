@@ -80,7 +80,9 @@ def _int_or_percent(text: str) -> int | str:
 
 
 def hook_manifest(row: dict[str, str]) -> dict[str, Any]:
-    """A lifecycle hook from a table row: hook, point, and optionally policy, retain, result, duration, env."""
+    """A lifecycle hook from a table row: hook, point, and optionally trigger, policy, retain, result, duration,
+    env. Without a trigger column the hook has no ``trigger.type``: the API defaults it (seed 004: "Default is
+    ProgressAvailable"), so every scenario relies on that default."""
     annotations = {JOB_RESULT: row.get("result") or "Succeeded", JOB_DURATION: row.get("duration") or "10s"}
     container: dict[str, Any] = {"name": "hook", "image": HOOK_IMAGE}
     if row.get("env"):
@@ -88,12 +90,13 @@ def hook_manifest(row: dict[str, str]) -> dict[str, Any]:
         container["env"] = [{"name": name, "value": value}]
     hook: dict[str, Any] = {
         "name": row["hook"],
-        "trigger": {"type": "ProgressAvailable", "progressAvailableParams": {"progressPoint": _int_or_percent(
-            row["point"])}},
+        "trigger": {"progressAvailableParams": {"progressPoint": _int_or_percent(row["point"])}},
         "jobSpec": {"backoffLimit": 0, "template": {
             "metadata": {"annotations": annotations},
             "spec": {"restartPolicy": "Never", "containers": [container]}}},
     }
+    if row.get("trigger"):
+        hook["trigger"]["type"] = row["trigger"]
     if row.get("policy"):
         hook["failurePolicy"] = row["policy"]
     if row.get("retain"):
@@ -153,6 +156,15 @@ def given_rolled_out(ctx: ScenarioContext, ref: str, replicas: int, surge: str, 
 @given(sentence('a Deployment "{ref:Q}" with {replicas:Int} replicas and the Recreate strategy that has rolled out'))
 def given_recreate_rolled_out(ctx: ScenarioContext, ref: str, replicas: int) -> None:
     _create_rolled_out(ctx, ref, deployment_manifest(ctx, ref, replicas, {"type": "Recreate"}))
+
+
+@given(sentence('a Deployment "{ref:Q}" with {replicas:Int} replicas created with these lifecycle hooks that has '
+                'rolled out:'))
+def given_created_with_hooks(ctx: ScenarioContext, ref: str, replicas: int, datatable: list[list[str]]) -> None:
+    manifest = deployment_manifest(ctx, ref, replicas, {"type": "RollingUpdate",
+                                                        "rollingUpdate": {"maxSurge": 1, "maxUnavailable": 0}})
+    manifest["spec"]["lifecycleHooks"] = [hook_manifest(row) for row in _rows(datatable)]
+    _create_rolled_out(ctx, ref, manifest)
 
 
 @given(sentence('the Deployment "{ref:Q}" has the lifecycle hooks:'))
@@ -438,6 +450,12 @@ def then_no_hook(ctx: ScenarioContext, ref: str) -> None:
                if ((r.get("new") or {}).get("metadata", {}).get("labels") or {}).get(HOOK_OWNER_NAME_LABEL)
                == target.name]
     assert not created, f"hook Jobs were created: {created}"
+
+
+@then(sentence("no Job was created since"))
+def then_no_job(ctx: ScenarioContext) -> None:
+    created = [f"{r['namespace']}/{r['name']}" for r in ctx.writes(resource=JOBS, verb="create")]
+    assert not created, f"Jobs were created: {created}"
 
 
 @then(sentence('nothing scaled the ReplicaSets of the Deployment "{ref:Q}"'))

@@ -1,7 +1,7 @@
-"""The rollout oracle judges from what any controller leaves behind, so it fails controllers that break
-seed 004's rules even where the reference's own bookkeeping would look fine: each deliberately wrong
-variant of the reference (tests/wrong_controllers/rollout_variants.py) runs the scenarios of the rule it
-breaks in a child pytest, which must fail for that rule and say why."""
+"""The oracle judges from what any controller leaves behind, so it fails controllers that break the seeds'
+rules even where the reference's own bookkeeping would look fine: each deliberately wrong variant of the
+reference (tests/wrong_controllers/) runs the scenarios of the rule it breaks in a child pytest, which must
+fail for that rule and say why."""
 
 from __future__ import annotations
 
@@ -14,15 +14,18 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 PLUGIN = "tests.wrong_controllers.rollout_variants"
+MACHINE_PLUGIN = "tests.wrong_controllers.machine_variants"
 TIMEOUT_SECONDS = 300
 
 
-def run_scenarios(variant: str, behaviors: str) -> subprocess.CompletedProcess[str]:
-    """The rollout scenarios tagged ``behaviors`` (a -m expression) against ``variant``, in a child pytest."""
+def run_scenarios(variant: str, behaviors: str, plugin: str = PLUGIN,
+                  features: str = "features/test_rollout_hooks_scenarios.py") -> subprocess.CompletedProcess[str]:
+    """The scenarios of ``features`` tagged ``behaviors`` (a -m expression) against ``variant``, in a child
+    pytest."""
     env = {**os.environ, "LIFECYCLE_TCK_WRONG": variant, "PYTHONPATH": str(ROOT)}
     return subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:xdist", "-p", "no:cacheprovider", "-p", PLUGIN,
-         "features/test_rollout_hooks_scenarios.py", "-m", behaviors],
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:xdist", "-p", "no:cacheprovider", "-p", plugin,
+         features, "-m", behaviors],
         cwd=ROOT, env=env, capture_output=True, text=True, timeout=TIMEOUT_SECONDS, check=False)
 
 
@@ -45,3 +48,11 @@ def test_a_wrong_rollout_controller_fails_the_rule_it_breaks(variant: str, behav
 def test_the_reference_passes_the_same_scenarios() -> None:
     result = run_scenarios("", "RH_ORDER_001 or RH_ORDER_002 or RH_RECREATE_001 or RH_FAIL_001")
     assert result.returncode == 0, result.stdout[-3000:]
+
+
+def test_a_drain_retrying_every_2_seconds_fails_the_20_second_rule() -> None:
+    machines = "features/test_machine_deletion_scenarios.py"
+    result = run_scenarios("drain-retry-2s", "MD_DRAIN_015", MACHINE_PLUGIN, machines)
+    assert result.returncode == 1, result.stdout[-3000:] + result.stderr[-2000:]
+    assert "1 failed" in result.stdout and "a refused drain is retried every 20 s, not sooner" in result.stdout
+    assert run_scenarios("", "MD_DRAIN_015", MACHINE_PLUGIN, machines).returncode == 0
