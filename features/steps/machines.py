@@ -943,15 +943,17 @@ def _hook_removal_seq(ctx: ScenarioContext, capi: CapiScene, name: str, key: str
     raise AssertionError(f"the annotation {key!r} was never removed from the Machine {name}")
 
 
-@then(sentence('the annotation "{key:Q}" was removed from the Machine "{name:Q}" only after the Machine was annotated '
-               '"{mark:Q}"'))
-def then_removed_after_mark(ctx: ScenarioContext, capi: CapiScene, key: str, name: str, mark: str) -> None:
-    removal = _hook_removal_seq(ctx, capi, name, key)
-    marked = [r["seq"] for r in machine_records(ctx, capi, name)
-              if mark in (((r["new"] or {}).get("metadata") or {}).get("annotations") or {})]
-    assert marked and marked[0] < removal["seq"], (
-        f"{key!r} was removed (#{removal['seq']}) before the Machine {name} carried {mark!r} ({marked[:1]})"
-    )
+@then(sentence('the FakeMachine "{name:Q}" was marked for deletion only after the annotation "{key:Q}" was removed '
+               'from the Machine "{name2:Q}"'))
+def then_infrastructure_deleted_after(ctx: ScenarioContext, capi: CapiScene, name: str, key: str, name2: str) -> None:
+    """The machine controller's doing, not the scenario's: it deleted the infrastructure only once the last
+    pre-terminate hook (``key``) was gone, not when an earlier one went (seed 000 "Hook ordering")."""
+    removal = _hook_removal_seq(ctx, capi, name2, key)
+    deleted = first_deletion_seq(records_of(ctx, FAKE_MACHINE, name, capi.namespace))
+    assert deleted is not None, f"the FakeMachine {name} was never marked for deletion"
+    assert deleted > removal["seq"], (
+        f"the FakeMachine {name} was marked for deletion (#{deleted}) while the Machine {name2} still carried "
+        f"{key!r} (removed at #{removal['seq']})")
 
 
 @then(sentence('the annotation "{key:Q}" was removed while the Machine "{name:Q}" waited for it, before its Node was '
