@@ -34,6 +34,8 @@ REFERENCE_PROCESS = "reference-process"
 HIC_TARGET = "hic"
 # --target machine-controller: features/machine_deletion/ against a machine controller command.
 MACHINE_CONTROLLER_TARGET = "machine-controller"
+# --target controller: the scenarios of the claimed --profile(s) against a controller command.
+CONTROLLER_TARGET = "controller"
 WIRE = "wire"
 # The seed documents a scenario may be tagged with (@seed_000 .. @seed_004).
 SEEDS = tuple(f"seed_{n:03d}" for n in range(5))
@@ -163,7 +165,7 @@ def scene(request: pytest.FixtureRequest) -> Iterator[Scene]:
 
         yield from hic_scene(request)
         return
-    if request.config.getoption("--target") == MACHINE_CONTROLLER_TARGET:
+    if request.config.getoption("--target") in (MACHINE_CONTROLLER_TARGET, CONTROLLER_TARGET):
         from harness.targets.machine_controller import machine_controller_scene
 
         yield from machine_controller_scene(request)

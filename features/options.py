@@ -9,7 +9,7 @@ import pytest
 # reference: the reference controllers in the scenario's world; reference-process: the same controllers
 # as a separate process over HTTP (features/conftest.py then uses the process transport); hic: a
 # third-party hook implementing controller (--hic-command, --hic-config; harness/targets/hic.py).
-TARGETS = ("reference", "reference-process", "hic", "machine-controller", "extension")
+TARGETS = ("reference", "reference-process", "hic", "controller", "machine-controller", "extension")
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -25,8 +25,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="--target extension: the base URL of the Runtime Extension under test (https)")
     group.addoption("--ca-file", default=None,
                     help="--target extension: the PEM file of the CA that signs the extension's certificate")
-    # --target machine-controller: harness/targets/machine_controller.py.
+    # --target controller (and its alias machine-controller): harness/targets/machine_controller.py.
     group.addoption("--controller-command", default=None,
-                    help="--target machine-controller: the command that runs the machine controller under test")
+                    help="--target controller/machine-controller: the command that runs the controller under test")
     group.addoption("--stdio-control", action="store_true", default=False,
-                    help="--target machine-controller: the command speaks the stdio control protocol (lockstep)")
+                    help="--target controller/machine-controller: the command speaks the stdio control protocol "
+                         "(lockstep)")
+    group.addoption("--profile", action="append", default=None,
+                    help="--target controller: a controller profile the command claims (repeatable)")
+    group.addoption("--wall-budget", type=float, default=None,
+                    help="--target controller/machine-controller without --stdio-control: the virtual seconds a "
+                         "scenario may let pass in wall time (default 10)")

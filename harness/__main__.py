@@ -10,7 +10,7 @@ from harness.resources import ResourceError, features_dir
 from harness.versions import version_line
 
 LEVELS = ("must", "should", "may")
-TARGETS = ("reference", "reference-process", "hic", "machine-controller", "extension")
+TARGETS = ("reference", "reference-process", "hic", "controller", "machine-controller", "extension")
 
 
 def _rate(text: str) -> float:
@@ -105,13 +105,21 @@ def _parser() -> argparse.ArgumentParser:
                                   "and LIFECYCLE_TCK_HIC_CONFIG)")
     conformance.add_argument("--hic-config", default=None, metavar="FILE",
                              help="--target hic: the HIC config (YAML): its hooks, whether it adds them, its selector")
+    conformance.add_argument("--profile", dest="profiles", action="append", default=None, metavar="P",
+                             help="--target controller: a controller profile the command claims (repeatable): "
+                                  "machine_controller, cluster_controller, topology_controller, addon_controller, "
+                                  "rollout_deployment, rollout_statefulset, rollout_daemonset")
     conformance.add_argument("--command", dest="controller_command", default=None, metavar="CMD",
-                             help="--target machine-controller: the command running the machine controller under "
+                             help="--target controller/machine-controller: the command running the controller under "
                                   "test (it gets KUBECONFIG); see harness/targets/machine_controller.py")
     conformance.add_argument("--stdio-control", action="store_true", default=False,
-                             help="--target machine-controller: the command speaks the harness's stdio control "
-                                  "protocol and runs in lockstep with the virtual clock (otherwise: on wall time, "
-                                  "and scenarios needing more virtual time than that are not applicable)")
+                             help="--target controller/machine-controller: the command speaks the harness's stdio "
+                                  "control protocol and runs in lockstep with the virtual clock (otherwise: on wall "
+                                  "time, and scenarios needing more virtual time than --wall-budget do not run)")
+    conformance.add_argument("--wall-budget", type=float, default=None, metavar="SECONDS",
+                             help="--target controller/machine-controller on wall time: the virtual seconds a "
+                                  "scenario may let pass (default 10); beyond it the scenario does not run and "
+                                  "the verdict is INCOMPLETE")
     conformance.add_argument("--extension-url", default=None, metavar="URL",
                              help="--target extension: the base URL of the Runtime Extension under test (https; "
                                   "discovery at URL/hooks.runtime.cluster.x-k8s.io/v1alpha1/discovery)")
@@ -132,6 +140,10 @@ def _conformance(args: argparse.Namespace) -> int:
     from harness.targets.conformance import run
 
     target_args: list[str] = []
+    profiles: list[str] | None = None
+    if args.profiles and args.target != "controller":
+        print("lifecycle-tck conformance: --profile goes with --target controller", file=sys.stderr)
+        return 2
     if args.target == "hic":
         from harness.targets.hic import check_hic_options
 
@@ -140,15 +152,19 @@ def _conformance(args: argparse.Namespace) -> int:
             print(f"lifecycle-tck conformance: {problem}", file=sys.stderr)
             return 2
         target_args = [f"--hic-command={args.hic_command}", f"--hic-config={Path(args.hic_config).resolve()}"]
-    if args.target == "machine-controller":
+    if args.target in ("machine-controller", "controller"):
         from harness.targets.machine_controller import check_options
 
-        problem = check_options(args.controller_command)
+        problem = check_options(args.controller_command, args.target, args.profiles, args.wall_budget)
         if problem:
             print(f"lifecycle-tck conformance: {problem}", file=sys.stderr)
             return 2
         target_args = [f"--controller-command={args.controller_command}"]
         target_args += ["--stdio-control"] if args.stdio_control else []
+        target_args += [f"--wall-budget={args.wall_budget}"] if args.wall_budget is not None else []
+        if args.target == "controller":
+            profiles = list(dict.fromkeys(args.profiles))
+            target_args += [f"--profile={profile}" for profile in profiles]
     if args.target == "extension":
         from harness.targets.extension import check_extension_options
 
@@ -159,7 +175,7 @@ def _conformance(args: argparse.Namespace) -> int:
         target_args = [f"--extension-url={args.extension_url}", f"--ca-file={Path(args.ca_file).resolve()}"]
     return run(
         features=features_dir(), target=args.target, report_dir=args.report_dir, level=args.level, keyword=args.keyword,
-        chaos=args.chaos, target_args=target_args,
+        chaos=args.chaos, target_args=target_args, profiles=profiles,
     )
 
 

@@ -26,9 +26,10 @@ STEPS_DIR = FEATURES / "steps"
 VOCABULARY_FILE = STEPS_DIR / "README.md"
 
 LEVELS = ("must", "should", "may")
-# The profiles of DESIGN.md.
-PROFILES = ("hic", "machine_controller", "runtime_extension", "addon_controller", "rollout_deployment",
-            "rollout_statefulset", "rollout_daemonset", "apiserver", "cluster_controller")
+# The profiles of DESIGN.md ("topology_controller": the Runtime SDK client calling the lifecycle hooks;
+# "runtime_extension": what an extension itself must do).
+PROFILES = ("hic", "machine_controller", "runtime_extension", "topology_controller", "addon_controller",
+            "rollout_deployment", "rollout_statefulset", "rollout_daemonset", "apiserver", "cluster_controller")
 BEHAVIOR_ID = re.compile(r"^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$")
 KEYWORDS = {"Context": "given", "Action": "when", "Outcome": "then"}
 STEP_DECORATORS = ("given", "when", "then")

@@ -1,6 +1,7 @@
 """``lifecycle-tck conformance --target machine-controller``: the reference machine controller run as the
 command under test passes the ``@machine_controller`` scenarios in lockstep (``--stdio-control``); on wall
-time the scenarios that need more virtual time than it can be given are not applicable, never passed;
+time the scenarios that need more virtual time than it can be given did not run, never passed, and the
+verdict is INCOMPLETE (exit 3);
 and a command that is missing, not found, or exits at once gives a clear verdict in bounded time with
 no process left behind.
 
@@ -100,18 +101,27 @@ def test_the_reference_machine_controller_as_the_command_passes_in_lockstep(tmp_
     assert 'title="system:serviceaccount:kube-system:machine"' not in page
 
 
-def test_on_wall_time_scenarios_needing_more_virtual_time_are_not_applicable_not_passed(tmp_path: Path) -> None:
+def test_on_wall_time_scenarios_needing_more_virtual_time_did_not_run_and_the_verdict_is_incomplete(
+    tmp_path: Path,
+) -> None:
     quick = "a_machine_that_is_not_being_deleted_says_so or marks_it_for_deletion_and_its_finalizer"
     slow = "removing_one_of_several"  # "has been waiting for its hooks for 5 minutes"
     run = _conformance("--command", REFERENCE_WALL_CLOCK, "-k", f"{quick} or {slow}", "--report-dir", str(tmp_path))
     summary = _summary(run)
-    assert run.returncode == 0, run.stdout[-6000:] + run.stderr[-3000:]
-    assert "2 passed, 0 failed, 0 skipped, 2 not applicable" in summary
+    assert run.returncode == 3, run.stdout[-6000:] + run.stderr[-3000:]
+    assert "2 passed, 0 failed, 0 skipped, 2 did not run, 0 not applicable" in summary
+    assert "Verdict: INCOMPLETE — machine_controller INCOMPLETE" in summary
+    assert "machine_controller: INCOMPLETE (1 MUST passed, 0 failed, 2 did not run); did not run: " in summary
+    assert f"× the scenario lets more than {WALL_BUDGET_SECONDS:.0f} s of virtual time pass" in summary
+    document = yaml.safe_load((tmp_path / RESULTS_FILE).read_text())
+    assert document["verdict"] == "INCOMPLETE"
+    # One of the quick scenarios is a SHOULD: the MUST counts leave it out.
+    assert document["profiles"]["machine_controller"]["must"] == {"passed": 1, "failed": 0, "not-run": 2}
     for key, scenario in _results(tmp_path).items():
         if slow not in key:
             assert scenario["status"] == "passed", key
             continue
-        assert scenario["status"] == "not-applicable"
+        assert scenario["status"] == "not-run"
         assert str(scenario["reason"]).startswith(
             f"the scenario lets more than {WALL_BUDGET_SECONDS:.0f} s of virtual time pass (this step 300 s")
         steps = [step["status"] for step in scenario["steps"]]  # type: ignore[union-attr]
@@ -140,6 +150,16 @@ def test_a_missing_command_is_a_usage_error() -> None:
     run = _conformance()
     assert run.returncode == 2
     assert "--target machine-controller needs --command CMD" in run.stderr
+
+
+def test_the_wall_budget_is_the_users_to_choose(tmp_path: Path) -> None:
+    slow = "removing_one_of_several"  # 300 s of virtual time: beyond a budget of 1 s as of 10 s
+    run = _conformance("--command", REFERENCE_WALL_CLOCK, "--wall-budget", "1", "-k", slow,
+                       "--report-dir", str(tmp_path))
+    assert run.returncode == 3, run.stdout[-6000:]
+    scenarios = list(_results(tmp_path).values())
+    assert scenarios and all(s["status"] == "not-run" for s in scenarios), scenarios
+    assert all(str(s["reason"]).startswith("the scenario lets more than 1 s of virtual time pass") for s in scenarios)
 
 
 def test_a_command_whose_program_is_not_found_is_a_usage_error() -> None:

@@ -89,15 +89,15 @@ def test_the_page_opens_on_the_verdict_and_a_summary_by_area_level_and_profile(
     seen = _seen(chromium, reports["passing"], tmp_path, unfold=False)
     lines = [line.strip() for line in seen.splitlines() if line.strip()]
     assert lines[0] == "Lifecycle TCK conformance report"
-    assert "Verdict: PASS — 2 passed, 0 failed, 0 skipped, 0 not-applicable" in lines
+    assert "Verdict: CONFORMANT — 2 passed, 0 failed, 0 skipped, 0 not-run, 0 not-applicable" in lines
     summary = seen[seen.index("Summary"):]
     for group in ("By area", "By level", "By profile"):
         assert group in summary
-    # Tab-separated cells: name, passed, failed, skipped, not applicable, total.
-    assert re.search(r"machine_deletion\t1\t\t\t\t1", summary)
-    assert re.search(r"apiserver\t1\t\t\t\t1", summary)
-    assert re.search(r"must\t2\t\t\t\t2", summary)
-    assert re.search(r"machine_controller\t1\t\t\t\t1", summary)
+    # Tab-separated cells: name, passed, failed, skipped, not run, not applicable, total.
+    assert re.search(r"machine_deletion\t1\t\t\t\t\t1", summary)
+    assert re.search(r"apiserver\t1\t\t\t\t\t1", summary)
+    assert re.search(r"must\t2\t\t\t\t\t2", summary)
+    assert re.search(r"machine_controller\t1\t\t\t\t\t1", summary)
     # Folded: the scenario's name shows, its steps and timeline do not yet.
     assert f"[passed] {PDB_SCENARIO}" in seen
     assert "When 10 minutes pass" not in seen and "Timeline:" not in seen
@@ -131,7 +131,7 @@ def test_a_scenario_unfolded_shows_its_steps_and_the_timeline_of_its_writes(
 
 def test_failures_come_first_opened_with_their_reason(chromium: str, reports: dict[str, Path], tmp_path: Path) -> None:
     seen = _seen(chromium, reports["failing"], tmp_path, unfold=False)
-    assert "Verdict: FAIL" in seen
+    assert "Verdict: NOT CONFORMANT" in seen
     failures = seen.index("Failed scenarios (3)")
     assert failures < seen.index("machine_deletion: ") < seen.index("apiserver\n", failures)
     # Opened without a click: the reason, naming the exit code and the command's own words.

@@ -25,7 +25,8 @@ The sequence of a revision is recorded as JSON in the annotation ``rollout.lifec
 the revision object (ReplicaSet or ControllerRevision): revision number, rollout type, from/to objects
 and each hook's phase. Everything else is read from the API, so a restarted controller (another process,
 another instance) resumes exactly there; a hook never runs twice for one revision. A hook added to the
-spec after the rollout passed its point is recorded as ``Skipped`` and not run retroactively.
+spec after the rollout passed its point is recorded as ``Skipped`` and not run retroactively. Creating a
+workload is not an update: its first revision runs no hook (every hook is recorded as ``Skipped``).
 """
 
 from __future__ import annotations
@@ -221,10 +222,13 @@ class HookRunner:
                 return Gate(target=rev.target)
             # A revision that starts now runs every hook; one found without a record (hooks added to a
             # workload that had none) treats them as added late: points already passed do not run.
+            # Creating a workload (its first revision) is not an update: seed 004's hooks run when an update
+            # reaches its points, so revision 1 runs none (features/behaviors.yaml RH_CREATE_001's decision).
+            creation = rev.number == 1 and not rev.rollback
+            phases = {name: {"phase": SKIPPED if creation else PENDING} for name in hooks} if fresh else {}
             state = _State(rev.number, ROLLBACK if rev.rollback else ROLLOUT, rev.previous,
                            f"{meta(rev.target).get('namespace', '')}/{meta(rev.target)['name']}",
-                           {name: {"phase": PENDING} for name in hooks} if fresh else {},
-                           completed=not fresh and available >= replicas)
+                           phases, completed=creation or (not fresh and available >= replicas))
         before = state.to_json()
         gate = self._run(rev, state, hooks, replicas, available,
                          replicas if reachable is None else reachable, unreachable_why)

@@ -59,3 +59,20 @@ Feature: A drain blocked by a PodDisruptionBudget
     Then within 20 seconds the Pod "default/web-0" is evicted
     And the Pod "default/web-1" is evicted
     And within 60 seconds the Node of "m1" is drained
+
+  # "These steps are repeated every 20s": the budget frees at once, yet the refused eviction comes back only
+  # at the drain's next pass (a drain retrying every 2 s would evict within seconds).
+  @seed_001 @must @MD_DRAIN_015
+  Scenario: A refused drain is tried again at its next pass 20 seconds later, not sooner
+    Given the Node of "m1" runs the Pods:
+      | pod           | labels  |
+      | default/web-0 | app=web |
+      | default/web-1 | app=web |
+    And the workload cluster has a PodDisruptionBudget "default/web-pdb" with minAvailable 2 selecting "app=web"
+    And the Machine "m1" has been deleted
+    When the Node of "cp-0" starts the Pods:
+      | pod           | labels  |
+      | default/web-2 | app=web |
+      | default/web-3 | app=web |
+    Then within 20 seconds the Pod "default/web-0" is evicted
+    And the Pod "default/web-0" was evicted no sooner than 20 seconds after the drain of "m1" started

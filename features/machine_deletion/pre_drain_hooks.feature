@@ -18,6 +18,15 @@ Feature: Pre-drain hooks hold a Machine's deletion before its Node is drained
     And the Node of "m1" was never cordoned
     And the Pod "default/web-0" is not evicted
 
+  # Seed 000: a HIC acts once a Machine "has a DeletionTimestamp or enters the \"Deleting\" phase".
+  @seed_000 @must @MD_PHASE_007
+  Scenario: A Machine held by a pre-drain hook reports the phase Deleting
+    Given a running Machine "m1" annotated "pre-drain.delete.hook.machine.cluster.x-k8s.io/migrate-important-app: my-app-migration-controller"
+    And the Machine "m1" has been deleted
+    When 60 seconds pass
+    Then the Machine "m1" is deleting with reason "WaitingForPreDrainHook"
+    And the Machine "m1" is in phase "Deleting"
+
   @seed_000 @seed_001 @must @MD_PREDRAIN_002
   Scenario: Removing the last pre-drain hook starts the drain at once
     Given a running Machine "m1" annotated "pre-drain.delete.hook.machine.cluster.x-k8s.io/migrate-important-app: my-app-migration-controller"

@@ -64,6 +64,7 @@ Feature: Progress points and the order hooks run in
       | count | 2             |
       | share | 2             |
     And the hook Jobs "web-2-count" and "web-2-share" ran at the same time
+    And the rollout invariants held at every recorded state of the Deployment "web"
 
   # DESIGN.md: 0% is the pre hook (once the new revision exists, before any scaling); 100% fires when
   # the new revision reaches R available, without waiting for old pods to reach 0.

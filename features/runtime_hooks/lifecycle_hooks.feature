@@ -1,4 +1,4 @@
-@runtime_extension
+@topology_controller
 Feature: Lifecycle hooks of a Cluster with a managed topology
   The topology controller calls the Runtime Extensions registered through ExtensionConfigs at the
   lifecycle points of seed 002 ("Runtime hook definitions"): blocking hooks hold the transition until
@@ -167,6 +167,21 @@ Feature: Lifecycle hooks of a Cluster with a managed topology
     And the Cluster "c1" is deleting with reason "WaitingForBeforeDeleteHook" and the message "Waiting for BeforeClusterDelete hook"
     And the KubeadmControlPlane "c1" exists and is not marked for deletion
     And the Cluster "c1" has the condition "TopologyReconciled" "False" with reason "Deleted"
+
+  # RT_REQ_001 for the last hook of a Cluster's life: the request carries the Cluster being deleted.
+  @seed_002 @must @RT_REQ_001
+  Scenario: A BeforeClusterDelete request carries the Cluster being deleted, without its status
+    Given a running Cluster "c1" with a managed topology at version "v1.31.0"
+    And the extension "ext" answers BeforeClusterDelete with retryAfterSeconds 60
+    When the Cluster "c1" is deleted while its extensions answer
+    Then the last BeforeClusterDelete request to "ext" carried "apiVersion" "hooks.runtime.cluster.x-k8s.io/v1alpha1"
+    And the last BeforeClusterDelete request to "ext" carried "kind" "BeforeClusterDeleteRequest"
+    And the last BeforeClusterDelete request to "ext" carried "cluster.kind" "Cluster"
+    And the last BeforeClusterDelete request to "ext" carried "cluster.metadata.name" "c1"
+    And the last BeforeClusterDelete request to "ext" carried "cluster.metadata.namespace" "default"
+    And the last BeforeClusterDelete request to "ext" carried "cluster.spec.topology.version" "v1.31.0"
+    And the last BeforeClusterDelete request to "ext" carried "cluster.status.conditions" "null"
+    And the last BeforeClusterDelete request to "ext" carried "settings.extensionConfigName" "ext"
 
   @seed_002 @must @RT_BCD_002
   Scenario: Once BeforeClusterDelete passes the Cluster is marked ok to delete, and its deletion goes on

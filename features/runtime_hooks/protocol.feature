@@ -1,4 +1,4 @@
-@runtime_extension
+@topology_controller
 Feature: The Runtime SDK protocol between the controllers and Runtime Extensions
   Discovery, the failure policy of a handler, several extensions answering one hook, namespace selectors
   and TLS, as Cluster API's Runtime SDK client implements them (reference/runtime-hooks-and-addons.md §1).

@@ -1,4 +1,4 @@
-@runtime_extension
+@topology_controller
 Feature: Lifecycle hooks and the MachineDeployments of a Cluster with a managed topology
   The workers of a topology (spec.topology.workers.machineDeployments) are among the objects
   BeforeClusterCreate holds back, follow a version bump only once AfterControlPlaneUpgrade lets them, and

@@ -11,9 +11,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from pytest_bdd import given, then, when
+from pytest_bdd import (
+    given,
+    then,
+    when,
+)
 
-from features.steps.context import ScenarioContext, labels_of, sentence
+from features.steps.context import (
+    ScenarioContext,
+    labels_of,
+    sentence,
+)
 from features.steps.machines import (
     AUDIT_RESOURCES,
     CapiScene,
@@ -24,15 +32,27 @@ from features.steps.machines import (
     machine_records,
     node_of,
     records_of,
+    stage_time,
     workload,
 )
 from features.steps.pdb import budget
 from features.steps.pods import pod_manifest
-from harness.client import MERGE, Client
+from harness.client import (
+    MERGE,
+    Client,
+)
+from harness.clock import parse_rfc3339
 from harness.kube.names.apps import DAEMON_SET, REPLICA_SET, STATEFUL_SET
-from harness.kube.names.capi import CLUSTER_API_VERSION, DRAINING_SUCCEEDED, MACHINE_DRAIN_RULE_KIND, MACHINE_KIND
+from harness.kube.names.capi import (
+    CLUSTER_API_VERSION,
+    DRAINING_NODE_REASON,
+    DRAINING_SUCCEEDED,
+    MACHINE_DRAIN_RULE_KIND,
+    MACHINE_KIND,
+)
 from harness.kube.names.core import HOSTNAME_LABEL, NO_SCHEDULE, UNSCHEDULABLE_TAINT
 from harness.kube.names.knobs import EXIT_CODE_ANNOTATION, NODE_HEALTH_ANNOTATION, RUN_SECONDS_ANNOTATION
+from harness.spec.drain import RETRY_SECONDS
 
 # The kubelet simulator's knobs (harness/world/kubelet.py).
 UNREACHABLE = "Unknown"
@@ -282,11 +302,9 @@ def given_namespace_deleting(ctx: ScenarioContext, capi: CapiScene, name: str) -
 def given_node_unreachable(ctx: ScenarioContext, capi: CapiScene, machine: str) -> None:
     client = workload(ctx, capi)
     node = node_of(capi, machine)
-    ctx.setup(
-        lambda: client.patch(
-            "v1", "Node", node, {"metadata": {"annotations": {NODE_HEALTH_ANNOTATION: UNREACHABLE}}}, patch_type=MERGE
-        )
-    )
+    unreachable = {"metadata": {"annotations": {NODE_HEALTH_ANNOTATION: UNREACHABLE}}}
+    ctx.setup(lambda: client.patch("v1", "Node", node, unreachable,
+                                   patch_type=MERGE))
 
     def unknown() -> bool:
         ready = condition(find_in(client, "v1", "Node", node, None), "Ready")
@@ -469,6 +487,20 @@ def then_evicted_within(ctx: ScenarioContext, capi: CapiScene, seconds: int, ref
     assert ctx.wait_until(lambda: bool(_evictions(ctx, capi, ref)), seconds), (
         f"the Pod {ref} was not evicted within {seconds} s"
     )
+
+
+@then(sentence('the Pod "{ref:Q}" was evicted no sooner than {seconds:Int} seconds after the drain of "{machine:Q}" '
+               'started'))
+def then_evicted_not_sooner(ctx: ScenarioContext, capi: CapiScene, ref: str, seconds: int, machine: str) -> None:
+    """Seed 001: a drain that is not complete is tried again every 20 s (harness/spec/drain.py): an eviction
+    refused at the drain's first pass comes back at a later pass, not at once when the refusal's cause goes
+    away. The drain start is when the Machine first reported the DrainingNode stage."""
+    evictions = _evictions(ctx, capi, ref)
+    assert evictions, f"the Pod {ref} was not evicted"
+    started = parse_rfc3339(stage_time(ctx, capi, machine, DRAINING_NODE_REASON)[1])
+    after = parse_rfc3339(str(evictions[0]["time"])) - started
+    assert after >= seconds, (f"the Pod {ref} was evicted {after:.0f} s after the drain of {machine} started: a "
+                              f"refused drain is retried every {RETRY_SECONDS} s, not sooner")
 
 
 @then(sentence('the Pod "{ref:Q}" is not evicted'))

@@ -13,14 +13,30 @@ Annotations are written ``key: value`` (or ``key`` for an empty value).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import (
+    dataclass,
+    field,
+)
 from typing import Any
 
 import pytest
-from pytest_bdd import given, then, when
+from pytest_bdd import (
+    given,
+    then,
+    when,
+)
 
-from features.steps.context import ScenarioContext, labels_of, sentence
-from harness.client import MERGE, ApiError, Client, find_in
+from features.steps.context import (
+    ScenarioContext,
+    labels_of,
+    sentence,
+)
+from harness.client import (
+    MERGE,
+    ApiError,
+    Client,
+    find_in,
+)
 from harness.clock import parse_rfc3339
 from harness.kube.names.capi import (
     BOOTSTRAP_API_VERSION,
@@ -724,27 +740,62 @@ def then_machine_condition_message(ctx: ScenarioContext, capi: CapiScene, name: 
     )
 
 
+@then(sentence('the Machine "{name:Q}" is in phase "{phase:Q}"'))
+def then_machine_phase(ctx: ScenarioContext, capi: CapiScene, name: str, phase: str) -> None:
+    machine = find_in(ctx.client, CLUSTER_API_VERSION, MACHINE_KIND, name, capi.namespace)
+    assert machine is not None, f"the Machine {name} is gone"
+    actual = (machine.get("status") or {}).get("phase")
+    assert actual == phase, f"the Machine {name} is in phase {actual!r}, expected {phase!r}"
+
+
 @then(sentence('the Machine "{name:Q}" still has the annotation "{key:Q}"'))
 def then_has_annotation(ctx: ScenarioContext, capi: CapiScene, name: str, key: str) -> None:
     annotations = _machine(ctx, capi, name)["metadata"].get("annotations") or {}
     assert key in annotations, f"the Machine {name} no longer has {key!r}: {annotations}"
 
 
+def _removed(ctx: ScenarioContext, capi: CapiScene, name: str, present: Any) -> bool:
+    """Whether the audit trail shows a write that took something (``present(obj)``) off the Machine: what
+    a Machine that is gone must show to count as having lost it (a Machine that never had it, or never
+    existed, does not)."""
+    return any(present(r.get("old")) and not present(r.get("new")) for r in _machine_records(ctx, capi, name)
+               if r.get("old") is not None and r.get("new") is not None)
+
+
+def _machine_records(ctx: ScenarioContext, capi: CapiScene, name: str) -> list[dict[str, Any]]:
+    return ctx.scene.audit(resource=AUDIT_RESOURCES[MACHINE_KIND], name=name, namespace=capi.namespace)
+
+
+def _has_annotation(obj: dict[str, Any] | None, key: str) -> bool:
+    return key in (((obj or {}).get("metadata") or {}).get("annotations") or {})
+
+
 @then(sentence('the Machine "{name:Q}" no longer has the annotation "{key:Q}"'))
 def then_lacks_annotation(ctx: ScenarioContext, capi: CapiScene, name: str, key: str) -> None:
+    """The Machine exists without the annotation; or it is gone, and a recorded write removed the
+    annotation before it went (a Machine that never existed or never had it does not pass)."""
     machine = find_in(ctx.client, CLUSTER_API_VERSION, MACHINE_KIND, name, capi.namespace)
-    annotations = ((machine or {}).get("metadata") or {}).get("annotations") or {}
-    assert key not in annotations, f"the Machine {name} still has {key!r}"
+    if machine is None:
+        assert _removed(ctx, capi, name, lambda obj: _has_annotation(obj, key)), (
+            f"the Machine {name} is gone and no recorded write removed {key!r} from it")
+        return
+    assert not _has_annotation(machine, key), f"the Machine {name} still has {key!r}"
 
 
 @then(sentence('within {seconds:Int} seconds the Machine "{name:Q}" no longer has the finalizer "{finalizer:Q}"'))
 def then_lacks_finalizer_within(ctx: ScenarioContext, capi: CapiScene, seconds: int, name: str,
                                 finalizer: str) -> None:
+    def has(obj: dict[str, Any] | None) -> bool:
+        return finalizer in (((obj or {}).get("metadata") or {}).get("finalizers") or [])
+
     def gone() -> bool:
         machine = find_in(ctx.client, CLUSTER_API_VERSION, MACHINE_KIND, name, capi.namespace)
-        return machine is None or finalizer not in (machine["metadata"].get("finalizers") or [])
+        # Gone counts only when a recorded write took the finalizer off (a Machine that never had it, or
+        # never existed, does not pass).
+        return _removed(ctx, capi, name, has) if machine is None else not has(machine)
 
-    assert ctx.wait_until(gone, seconds), f"the Machine {name} still has the finalizer {finalizer!r}"
+    assert ctx.wait_until(gone, seconds), (
+        f"the Machine {name} still has the finalizer {finalizer!r}, or is gone without a write removing it")
 
 
 @then(sentence('the Machine "{name:Q}" has the nodeDeletionTimeout "{value:Q}"'))
@@ -905,15 +956,17 @@ def _hook_removal_seq(ctx: ScenarioContext, capi: CapiScene, name: str, key: str
     raise AssertionError(f"the annotation {key!r} was never removed from the Machine {name}")
 
 
-@then(sentence('the annotation "{key:Q}" was removed from the Machine "{name:Q}" only after the Machine was annotated '
-               '"{mark:Q}"'))
-def then_removed_after_mark(ctx: ScenarioContext, capi: CapiScene, key: str, name: str, mark: str) -> None:
-    removal = _hook_removal_seq(ctx, capi, name, key)
-    marked = [r["seq"] for r in machine_records(ctx, capi, name)
-              if mark in (((r["new"] or {}).get("metadata") or {}).get("annotations") or {})]
-    assert marked and marked[0] < removal["seq"], (
-        f"{key!r} was removed (#{removal['seq']}) before the Machine {name} carried {mark!r} ({marked[:1]})"
-    )
+@then(sentence('the FakeMachine "{name:Q}" was marked for deletion only after the annotation "{key:Q}" was removed '
+               'from the Machine "{name2:Q}"'))
+def then_infrastructure_deleted_after(ctx: ScenarioContext, capi: CapiScene, name: str, key: str, name2: str) -> None:
+    """The machine controller's doing, not the scenario's: it deleted the infrastructure only once the last
+    pre-terminate hook (``key``) was gone, not when an earlier one went (seed 000 "Hook ordering")."""
+    removal = _hook_removal_seq(ctx, capi, name2, key)
+    deleted = first_deletion_seq(records_of(ctx, FAKE_MACHINE_KIND, name, capi.namespace))
+    assert deleted is not None, f"the FakeMachine {name} was never marked for deletion"
+    assert deleted > removal["seq"], (
+        f"the FakeMachine {name} was marked for deletion (#{deleted}) while the Machine {name2} still carried "
+        f"{key!r} (removed at #{removal['seq']})")
 
 
 @then(sentence('the annotation "{key:Q}" was removed while the Machine "{name:Q}" waited for it, before its Node was '

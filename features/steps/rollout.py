@@ -19,31 +19,53 @@ from collections.abc import Iterator
 from typing import Any
 
 import parse
-from pytest_bdd import given, parsers, then, when
+from pytest_bdd import (
+    given,
+    parsers,
+    then,
+    when,
+)
 
-from controllers.registry import CONTROLLERS
-from controllers.rollout.api import (
+from features.steps.context import (
+    TYPES,
+    ScenarioContext,
+    sentence,
+)
+from features.steps.hook_jobs import (
+    HookLedger,
+    Key,
+)
+from features.steps.objects import PAUSE_IMAGE
+from harness.apiserver.faults import (
+    INTERNAL_ERROR,
+    injector_of,
+)
+from harness.client import (
+    JSON_PATCH,
+    MERGE,
+)
+from harness.kube.names.knobs import JOB_DURATION_ANNOTATION, JOB_RESULT_ANNOTATION, READY_DELAY_ANNOTATION
+from harness.spec.rollout import (
     CONTROLLER_HASH_LABEL,
     CONTROLLER_REVISION_HASH_LABEL,
     HOOK_NAME_LABEL,
     HOOK_OWNER_KIND_LABEL,
     HOOK_OWNER_NAME_LABEL,
     HOOK_REVISION_LABEL,
-    HOOK_STATE_ANNOTATION,
+    HOOK_RUNNING_REASON,
+    LIFECYCLE_HOOKS_CONDITION,
+    POD_TEMPLATE_HASH_LABEL,
     REVISION_ANNOTATION,
+    REVISION_HISTORY_ANNOTATION,
+    daemon_set_bounds,
+    deployment_bounds,
+    revision_template,
+    stateful_set_bounds,
 )
-from controllers.rollout.controller_revisions import revision_template
-from controllers.rollout.fenceposts import daemon_set_fenceposts, deployment_fenceposts, stateful_set_max_unavailable
-from controllers.rollout.points import resolve
-from features.steps.context import TYPES, ScenarioContext, sentence
-from features.steps.objects import PAUSE_IMAGE
-from harness.apiserver.faults import INTERNAL_ERROR, injector_of
-from harness.client import JSON_PATCH, MERGE
-from harness.kube.names.apps import POD_TEMPLATE_HASH_LABEL
-from harness.kube.names.knobs import JOB_DURATION_ANNOTATION as JOB_DURATION
-from harness.kube.names.knobs import JOB_RESULT_ANNOTATION as JOB_RESULT
-from harness.kube.names.knobs import READY_DELAY_ANNOTATION as READY_DELAY
-from harness.targets.process import CONTROLLER_USER
+from harness.targets.profiles import (
+    UNDER_TEST_USERS,
+    reference_controllers,
+)
 from harness.world.world import SYSTEM_USER
 
 POD_READY_DELAY = "5s"
@@ -66,7 +88,7 @@ def deployment_manifest(ctx: ScenarioContext, ref: str, replicas: int, strategy:
         "metadata": {"name": target.name, "namespace": target.namespace},
         "spec": {
             "replicas": replicas, "strategy": strategy, "selector": {"matchLabels": labels},
-            "template": {"metadata": {"labels": labels, "annotations": {READY_DELAY: POD_READY_DELAY}},
+            "template": {"metadata": {"labels": labels, "annotations": {READY_DELAY_ANNOTATION: POD_READY_DELAY}},
                          "spec": {"containers": [{"name": "app", "image": PAUSE_IMAGE}]}},
         },
     }
@@ -77,20 +99,24 @@ def _int_or_percent(text: str) -> int | str:
 
 
 def hook_manifest(row: dict[str, str]) -> dict[str, Any]:
-    """A lifecycle hook from a table row: hook, point, and optionally policy, retain, result, duration, env."""
-    annotations = {JOB_RESULT: row.get("result") or "Succeeded", JOB_DURATION: row.get("duration") or "10s"}
+    """A lifecycle hook from a table row: hook, point, and optionally trigger, policy, retain, result, duration,
+    env. Without a trigger column the hook has no ``trigger.type``: the API defaults it (seed 004: "Default is
+    ProgressAvailable"), so every scenario relies on that default."""
+    annotations = {JOB_RESULT_ANNOTATION: row.get("result") or "Succeeded",
+                   JOB_DURATION_ANNOTATION: row.get("duration") or "10s"}
     container: dict[str, Any] = {"name": "hook", "image": HOOK_IMAGE}
     if row.get("env"):
         name, _, value = row["env"].partition("=")
         container["env"] = [{"name": name, "value": value}]
     hook: dict[str, Any] = {
         "name": row["hook"],
-        "trigger": {"type": "ProgressAvailable", "progressAvailableParams": {"progressPoint": _int_or_percent(
-            row["point"])}},
+        "trigger": {"progressAvailableParams": {"progressPoint": _int_or_percent(row["point"])}},
         "jobSpec": {"backoffLimit": 0, "template": {
             "metadata": {"annotations": annotations},
             "spec": {"restartPolicy": "Never", "containers": [container]}}},
     }
+    if row.get("trigger"):
+        hook["trigger"]["type"] = row["trigger"]
     if row.get("policy"):
         hook["failurePolicy"] = row["policy"]
     if row.get("retain"):
@@ -126,8 +152,8 @@ def rolled_out(ctx: ScenarioContext, ref: str) -> bool:
     if counts != [want] * 3 or status.get("observedGeneration", 0) < deployment["metadata"]["generation"]:
         return False
     conditions = {c["type"]: c for c in status.get("conditions") or []}
-    hooks = conditions.get("LifecycleHooks")
-    return hooks is None or hooks.get("reason") != "LifecycleHookRunning"
+    hooks = conditions.get(LIFECYCLE_HOOKS_CONDITION)
+    return hooks is None or hooks.get("reason") != HOOK_RUNNING_REASON
 
 
 def _create_rolled_out(ctx: ScenarioContext, ref: str, manifest: dict[str, Any]) -> None:
@@ -150,6 +176,15 @@ def given_rolled_out(ctx: ScenarioContext, ref: str, replicas: int, surge: str, 
 @given(sentence('a Deployment "{ref:Q}" with {replicas:Int} replicas and the Recreate strategy that has rolled out'))
 def given_recreate_rolled_out(ctx: ScenarioContext, ref: str, replicas: int) -> None:
     _create_rolled_out(ctx, ref, deployment_manifest(ctx, ref, replicas, {"type": "Recreate"}))
+
+
+@given(sentence('a Deployment "{ref:Q}" with {replicas:Int} replicas created with these lifecycle hooks that has '
+                'rolled out:'))
+def given_created_with_hooks(ctx: ScenarioContext, ref: str, replicas: int, datatable: list[list[str]]) -> None:
+    manifest = deployment_manifest(ctx, ref, replicas, {"type": "RollingUpdate",
+                                                        "rollingUpdate": {"maxSurge": 1, "maxUnavailable": 0}})
+    manifest["spec"]["lifecycleHooks"] = [hook_manifest(row) for row in _rows(datatable)]
+    _create_rolled_out(ctx, ref, manifest)
 
 
 @given(sentence('the Deployment "{ref:Q}" has the lifecycle hooks:'))
@@ -184,7 +219,7 @@ def given_updated(ctx: ScenarioContext, ref: str, image: str) -> None:
 def given_foreign_job(ctx: ScenarioContext, ref: str) -> None:
     target = ctx.ref("Job", ref)
     job = {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": target.name, "namespace": target.namespace},
-           "spec": {"template": {"metadata": {"annotations": {JOB_DURATION: "1h"}},
+           "spec": {"template": {"metadata": {"annotations": {JOB_DURATION_ANNOTATION: "1h"}},
                                  "spec": {"restartPolicy": "Never",
                                           "containers": [{"name": "other", "image": HOOK_IMAGE}]}}}}
     ctx.setup(lambda: ctx.client.create(job))
@@ -262,8 +297,8 @@ def when_job_deleted(ctx: ScenarioContext, ref: str) -> None:
                                       propagation_policy="Background"))
 
 
-# The reference controllers of the three rollout kinds (controllers/registry.py names them).
-ROLLOUT_CONTROLLERS = [name for name, path in CONTROLLERS.items() if path.startswith("controllers.rollout.")]
+# The reference controllers of the three rollout profiles.
+ROLLOUT_CONTROLLERS = reference_controllers(["rollout_deployment", "rollout_statefulset", "rollout_daemonset"])
 FAULTS_PATH = "/harness/v1/faults"
 WRITE_VERBS = ["create", "update", "patch", "delete", "deletecollection"]
 
@@ -272,7 +307,7 @@ def _rollout_writes_fail(ctx: ScenarioContext) -> None:
     """Every write of the rollout controllers answers 500 from now on: in-world they are their own
     users, as a process they share one (the process's reads still work, so it is up but cannot act)."""
     rule = {"fault": INTERNAL_ERROR, "verbs": WRITE_VERBS, "rate": 1.0,
-            "users": [SYSTEM_USER.format(name) for name in ROLLOUT_CONTROLLERS] + [CONTROLLER_USER]}
+            "users": [SYSTEM_USER.format(name) for name in ROLLOUT_CONTROLLERS] + list(UNDER_TEST_USERS)}
     if hasattr(ctx.scene, "http"):
         ctx.scene.http().post(FAULTS_PATH, json=rule).raise_for_status()
     else:
@@ -312,29 +347,34 @@ def when_writes_succeed_and_restart(ctx: ScenarioContext) -> None:
 
 @given(sentence('the hook Job "{job:Q}" has completed and the Deployment "{ref:Q}" has not moved on'))
 def given_job_completed_not_moved_on(ctx: ScenarioContext, job: str, ref: str) -> None:
-    """Waits until the hook Job has completed, then checks that the new ReplicaSet still records the hook as
-    running and has not been scaled (what a controller that could not write leaves behind)."""
+    """Waits until the hook Job has completed, then checks that nothing has moved since it was created: no
+    ReplicaSet of the Deployment scaled and no other hook Job created (what a controller that could not
+    write leaves behind)."""
     target = ctx.ref("Deployment", ref)
-    hook = (ctx.get(ctx.ref("Job", job))["metadata"].get("labels") or {}).get(HOOK_NAME_LABEL)
-    newest = _newest({rs["metadata"]["name"]: rs for rs in _replica_sets(ctx, target.name, str(target.namespace))})
-    assert newest is not None and _running_hooks(_hook_state(newest)) == [hook], (
-        f"the hook {hook} is not recorded as running: {newest}")
+    assert _job_running(ctx, job), f"the hook Job {job} is not running"
+    before = {rs["metadata"]["name"]: _count(rs, "replicas")
+              for rs in _replica_sets(ctx, target.name, str(target.namespace))}
+    since = ctx.scene.audit_size()
     assert ctx.wait_until(lambda: not _job_running(ctx, job), ROLLOUT_SECONDS), f"the hook Job {job} did not finish"
-    after = _newest({rs["metadata"]["name"]: rs for rs in _replica_sets(ctx, target.name, str(target.namespace))})
-    assert after is not None and _running_hooks(_hook_state(after)) == [hook], (
-        f"the Deployment moved on: the hook state is {_hook_state(after)}")
-    assert _count(after, "replicas") == _count(newest, "replicas"), "the new ReplicaSet was scaled"
+    after = {rs["metadata"]["name"]: _count(rs, "replicas")
+             for rs in _replica_sets(ctx, target.name, str(target.namespace))}
+    assert after == before, f"the Deployment moved on: its ReplicaSets went from {before} to {after}"
+    created = [r["name"] for r in ctx.scene.audit(since=since, resource=JOBS, verb="create",
+                                                  namespace=target.namespace)]
+    assert not created, f"the Deployment moved on: hook Jobs {created} were created"
 
 
 # -- reading the audit trail -------------------------------------------------------------------------
 
 
 def _states(ctx: ScenarioContext, name: str, namespace: str) -> Iterator[tuple[dict[str, Any], dict[str, Any]]]:
-    """After each recorded write to the Deployment, its ReplicaSets or its hook Jobs since the action:
-    (the record, {"deployment", "sets": {name: rs}, "jobs": {name: job}}) as they stood."""
-    world: dict[str, Any] = {"deployment": None, "sets": {}, "jobs": {}}
+    """After each recorded write to the Deployment, its ReplicaSets or its hook Jobs since the beginning:
+    (the record, {"deployment", "sets": {name: rs}, "jobs": {name: job}, "ledger": HookLedger, "run"}) as
+    they stood; ``run`` is the hook run a Job record concerns."""
+    world: dict[str, Any] = {"deployment": None, "sets": {}, "jobs": {}, "ledger": HookLedger(), "run": None}
     for record in ctx.scene.audit(namespace=namespace):
         resource, obj = record["resource"], record.get("new")
+        world["run"] = None
         if resource == DEPLOYMENTS and record["name"] == name:
             world["deployment"] = obj
         elif resource == REPLICA_SETS:
@@ -348,15 +388,29 @@ def _states(ctx: ScenarioContext, name: str, namespace: str) -> Iterator[tuple[d
                 world["sets"][record["name"]] = obj
         elif resource == JOBS:
             labels = ((obj or record.get("old") or {}).get("metadata") or {}).get("labels") or {}
-            if labels.get(HOOK_OWNER_NAME_LABEL) != name:
+            if labels.get(HOOK_OWNER_NAME_LABEL) != name or labels.get(HOOK_OWNER_KIND_LABEL, "Deployment") != (
+                    "Deployment"):
                 continue
             if obj is None:
                 world["jobs"].pop(record["name"], None)
             else:
                 world["jobs"][record["name"]] = obj
+            world["run"] = world["ledger"].see_job(record)
         else:
             continue
+        deployment, new = world["deployment"], _newest(world["sets"])
+        if deployment is not None:
+            world["ledger"].see_spec(_key(new), deployment["spec"].get("lifecycleHooks") or [],
+                                     int(deployment["spec"].get("replicas", 1)), _count(new, "availableReplicas"))
         yield record, world
+
+
+def _key(revision_object: dict[str, Any] | None) -> Key | None:
+    """The revision a ReplicaSet or ControllerRevision stands for: (its uid, its revision number)."""
+    if revision_object is None:
+        return None
+    number = revision_object.get("revision") if "revision" in revision_object else _revision(revision_object)
+    return str(revision_object["metadata"].get("uid", "")), str(number)
 
 
 def _newest(sets: dict[str, dict[str, Any]]) -> dict[str, Any] | None:
@@ -418,6 +472,12 @@ def then_no_hook(ctx: ScenarioContext, ref: str) -> None:
     assert not created, f"hook Jobs were created: {created}"
 
 
+@then(sentence("no Job was created since"))
+def then_no_job(ctx: ScenarioContext) -> None:
+    created = [f"{r['namespace']}/{r['name']}" for r in ctx.writes(resource=JOBS, verb="create")]
+    assert not created, f"Jobs were created: {created}"
+
+
 @then(sentence('nothing scaled the ReplicaSets of the Deployment "{ref:Q}"'))
 def then_nothing_scaled(ctx: ScenarioContext, ref: str) -> None:
     target = ctx.ref("Deployment", ref)
@@ -449,70 +509,52 @@ def then_fenceposts(ctx: ScenarioContext, ref: str, most: int, least: int) -> No
 
 @then(sentence('the rollout invariants held at every recorded state of the Deployment "{ref:Q}"'))
 def then_invariants(ctx: ScenarioContext, ref: str) -> None:
-    """DESIGN.md's invariants, at each recorded state since the action: total replicas ≤ R + maxSurge;
-    available ≥ R − maxUnavailable; the new ReplicaSet ≤ P while hooks at P are pending; and no ReplicaSet
-    is scaled while a hook of the new revision runs."""
+    """DESIGN.md's invariants and seed 004's algorithm, at each recorded state since the action, from the
+    objects and hook Jobs alone (:class:`HookLedger`): total replicas ≤ R + maxSurge; available ≥ R −
+    maxUnavailable; the new ReplicaSet does not grow beyond P while hooks at P must still finish; no
+    ReplicaSet is scaled while a hook of the new revision runs; and each hook starts at its point, alone
+    with the hooks of its own point, after every earlier point finished."""
     target = ctx.ref("Deployment", ref)
     problems: list[str] = []
     checked = 0
     previous_counts: dict[str, int] = {}
-    running_before: list[str] = []
     for record, world in _states(ctx, target.name, str(target.namespace)):
-        deployment = world["deployment"]
+        deployment, ledger = world["deployment"], world["ledger"]
         counts = {n: _count(rs, "replicas") for n, rs in world["sets"].items()}
         scaled = [n for n, c in counts.items() if previous_counts.get(n, c) != c]
-        running = running_before
-        running_before = _running_hooks(_hook_state(_newest(world["sets"])))
+        before = previous_counts
         previous_counts = counts
         if record["seq"] <= ctx.mark or deployment is None:
             continue
         checked += 1
         spec = deployment["spec"]
-        want = int(spec.get("replicas", 1))
-        rolling = spec.get("strategy", {}).get("rollingUpdate") or {}
-        surge, unavailable = deployment_fenceposts(rolling.get("maxSurge", "25%"),
-                                                   rolling.get("maxUnavailable", "25%"), want)
-        if spec.get("strategy", {}).get("type") == "Recreate":
-            surge, unavailable = 0, want
+        bounds = deployment_bounds(spec)
+        want = bounds.desired
+        new = _newest(world["sets"])
+        key = _key(new)
         total = sum(counts.values())
         available = sum(_count(rs, "availableReplicas") for rs in world["sets"].values())
         where = f"at #{record['seq']} ({record['verb']} {record['resource']} {record['name']})"
-        if total > want + surge:
-            problems.append(f"{where}: {total} replicas > {want} + {surge}")
-        if available < want - min(unavailable, want):
-            problems.append(f"{where}: {available} available < {want} - {unavailable}")
+        if total > bounds.most:
+            problems.append(f"{where}: {total} replicas > {want} + {bounds.surge}")
+        if available < bounds.least:
+            problems.append(f"{where}: {available} available < {want} - {bounds.unavailable}")
+        hooks = spec.get("lifecycleHooks") or []
+        running = ledger.running(key)
         if scaled and running:
             problems.append(f"{where}: {scaled} scaled while hooks {running} ran")
-        new = _newest(world["sets"])
-        state = _hook_state(new)
-        if new is not None and state is not None and state.get("type") != "ROLLBACK":
-            pending = _pending_point(deployment, state)
-            if pending is not None and _count(new, "replicas") > pending:
-                problems.append(f"{where}: the new ReplicaSet has {_count(new, 'replicas')} replicas while hooks "
-                                f"at {pending} are pending")
+        run = world["run"]
+        if run is not None and record["verb"] == "create" and run.key == key:
+            problems += [f"{where}: {p}" for p in ledger.start_problems(run, hooks, want,
+                                                                         _count(new, "availableReplicas"))]
+        pending = ledger.pending(key, hooks, want)
+        if new is not None and pending is not None:
+            grown = _count(new, "replicas") > before.get(new["metadata"]["name"], 0)
+            if grown and _count(new, "replicas") > pending.count:
+                problems.append(f"{where}: the new ReplicaSet grew to {_count(new, 'replicas')} replicas while hooks "
+                                f"at {pending.text} ({pending.count}) must still finish")
     assert checked, "no state was recorded during the rollout"
     assert not problems, "invariants broken:\n" + "\n".join(problems)
-
-
-def _hook_state(rs: dict[str, Any] | None) -> dict[str, Any] | None:
-    if rs is None:
-        return None
-    raw = (rs["metadata"].get("annotations") or {}).get(HOOK_STATE_ANNOTATION)
-    return json.loads(raw) if raw else None
-
-
-def _running_hooks(state: dict[str, Any] | None) -> list[str]:
-    return sorted(n for n, e in ((state or {}).get("hooks") or {}).items() if e.get("phase") == "Running")
-
-
-def _pending_point(deployment: dict[str, Any], state: dict[str, Any]) -> int | None:
-    want = int(deployment["spec"].get("replicas", 1))
-    points = []
-    for hook in deployment["spec"].get("lifecycleHooks") or []:
-        entry = (state.get("hooks") or {}).get(hook["name"]) or {}
-        if entry.get("phase") in ("Pending", "Running"):
-            points.append(resolve(hook["trigger"]["progressAvailableParams"]["progressPoint"], want).count)
-    return min(points) if points else None
 
 
 @then(sentence('the hook Job "{ref:Q}" belongs to the ReplicaSet of revision {revision:Int} and is labelled with it'))
@@ -550,7 +592,7 @@ def then_job_env(ctx: ScenarioContext, ref: str, datatable: list[list[str]]) -> 
 
 
 def _history(rs: dict[str, Any]) -> list[int]:
-    text = (rs["metadata"].get("annotations") or {}).get("deployment.kubernetes.io/revision-history", "")
+    text = (rs["metadata"].get("annotations") or {}).get(REVISION_HISTORY_ANNOTATION, "")
     return [int(h) for h in text.split(",") if h]
 
 
@@ -665,7 +707,7 @@ def set_sentence(pattern: str) -> parsers.StepParser:
 
 def _template(ctx: ScenarioContext, name: str) -> dict[str, Any]:
     labels = {"app": name}
-    return {"metadata": {"labels": labels, "annotations": {READY_DELAY: POD_READY_DELAY}},
+    return {"metadata": {"labels": labels, "annotations": {READY_DELAY_ANNOTATION: POD_READY_DELAY}},
             "spec": {"containers": [{"name": "app", "image": PAUSE_IMAGE}]}}
 
 
@@ -728,30 +770,46 @@ def _pod_revision(pod: dict[str, Any]) -> str:
 def _set_states(ctx: ScenarioContext, kind: str, name: str, namespace: str
                 ) -> Iterator[tuple[dict[str, Any], dict[str, Any]]]:
     """After each recorded write to the workload, its Pods, ControllerRevisions or hook Jobs:
-    (the record, {"workload", "pods", "revisions", "jobs"}) as they stood."""
-    world: dict[str, Any] = {"workload": None, "pods": {}, "revisions": {}, "jobs": {}}
+    (the record, {"workload", "pods", "revisions", "jobs", "ledger": HookLedger, "run"}) as they stood."""
+    world: dict[str, Any] = {"workload": None, "pods": {}, "revisions": {}, "jobs": {}, "ledger": HookLedger(),
+                             "run": None}
     for record in ctx.scene.audit(namespace=namespace):
         resource, obj = record["resource"], record.get("new")
+        world["run"] = None
         if resource == WORKLOAD_RESOURCES[kind] and record["name"] == name:
             world["workload"] = obj
-            yield record, world
-            continue
-        if resource in (PODS, CONTROLLER_REVISIONS):
+        elif resource in (PODS, CONTROLLER_REVISIONS):
             if not _owned_by(obj or record.get("old"), kind, name):
                 continue
             bucket = world["pods" if resource == PODS else "revisions"]
+            if obj is None:
+                bucket.pop(record["name"], None)
+            else:
+                bucket[record["name"]] = obj
         elif resource == JOBS:
             labels = ((obj or record.get("old") or {}).get("metadata") or {}).get("labels") or {}
             if labels.get(HOOK_OWNER_NAME_LABEL) != name or labels.get(HOOK_OWNER_KIND_LABEL) != kind:
                 continue
-            bucket = world["jobs"]
+            if obj is None:
+                world["jobs"].pop(record["name"], None)
+            else:
+                world["jobs"][record["name"]] = obj
+            world["run"] = world["ledger"].see_job(record)
         else:
             continue
-        if obj is None:
-            bucket.pop(record["name"], None)
-        else:
-            bucket[record["name"]] = obj
+        workload, update = world["workload"], _update_revision(world)
+        if workload is not None:
+            want = _set_desired(kind, workload)
+            world["ledger"].see_spec(_key(update), workload["spec"].get("lifecycleHooks") or [], want,
+                                     _counts(kind, world, _revision_id(kind, update))[2])
         yield record, world
+
+
+def _set_desired(kind: str, workload: dict[str, Any]) -> int:
+    """The replicas a StatefulSet declares, or the Nodes a DaemonSet should run on."""
+    if kind == "StatefulSet":
+        return int(workload["spec"].get("replicas", 1))
+    return int((workload.get("status") or {}).get("desiredNumberScheduled") or 0)
 
 
 def _update_revision(world: dict[str, Any]) -> dict[str, Any] | None:
@@ -782,8 +840,8 @@ def set_rolled_out(ctx: ScenarioContext, kind: str, ref: str) -> bool:
         want = status.get("desiredNumberScheduled", 0)
         done = (want > 0 and status.get("updatedNumberScheduled", 0) == want == status.get("numberAvailable", 0)
                 and not status.get("numberMisscheduled"))
-    hooks = next((c for c in status.get("conditions") or [] if c.get("type") == "LifecycleHooks"), None)
-    return done and (hooks is None or hooks.get("reason") != "LifecycleHookRunning")
+    hooks = next((c for c in status.get("conditions") or [] if c.get("type") == LIFECYCLE_HOOKS_CONDITION), None)
+    return done and (hooks is None or hooks.get("reason") != HOOK_RUNNING_REASON)
 
 
 def _create_set_rolled_out(ctx: ScenarioContext, kind: str, ref: str, manifest: dict[str, Any]) -> None:
@@ -975,57 +1033,46 @@ def then_set_fenceposts(ctx: ScenarioContext, kind: str, ref: str, most: int, le
         f"expected {most} and {least}")
 
 
-def _set_bounds(kind: str, workload: dict[str, Any], world: dict[str, Any]) -> tuple[int, int, int]:
-    """(replicas or eligible Nodes, Pods allowed at most, Pods that must stay available) of a state."""
-    spec = workload["spec"]
-    if kind == "StatefulSet":
-        want = int(spec.get("replicas", 1))
-        rolling = (spec.get("updateStrategy") or {}).get("rollingUpdate") or {}
-        unavailable = 1
-        if spec.get("podManagementPolicy") == "Parallel":
-            unavailable = stateful_set_max_unavailable(rolling.get("maxUnavailable"), want)
-        return want, want, want - unavailable
-    want = int((workload.get("status") or {}).get("desiredNumberScheduled") or 0)
-    rolling = (spec.get("updateStrategy") or {}).get("rollingUpdate") or {}
-    surge, unavailable = daemon_set_fenceposts(rolling.get("maxSurge"), rolling.get("maxUnavailable"), want)
-    return want, want + surge, want - (0 if surge else unavailable)
-
-
 @then(set_sentence('the rollout invariants held at every recorded state of the {kind:Set} "{ref:Q}"'))
 def then_set_invariants(ctx: ScenarioContext, kind: str, ref: str) -> None:
-    """DESIGN.md's invariants at each recorded state since the action: live Pods ≤ replicas (StatefulSet) or
-    eligible Nodes + maxSurge (DaemonSet); available Pods ≥ replicas − maxUnavailable; available Pods at the
-    update revision ≤ P while hooks at P are pending; no Pod created or marked for deletion while a hook of
-    the update revision runs."""
+    """DESIGN.md's invariants and seed 004's algorithm at each recorded state since the action, from the
+    objects and hook Jobs alone: live Pods ≤ replicas (StatefulSet) or eligible Nodes + maxSurge
+    (DaemonSet); available Pods ≥ the least the strategy allows; available Pods at the update revision ≤ P
+    while hooks at P must still finish; no Pod created or marked for deletion while a hook of the update
+    revision runs; each hook starts at its point, alone with its own point's hooks, after earlier points."""
     target = ctx.ref(kind, ref)
     problems: list[str] = []
     checked = 0
-    running_before: list[str] = []
     for record, world in _set_states(ctx, kind, target.name, str(target.namespace)):
-        running = running_before
+        workload, ledger = world["workload"], world["ledger"]
         update = _update_revision(world)
-        state = _hook_state(update)
-        running_before = _running_hooks(state)
-        workload = world["workload"]
+        key = _key(update)
         if record["seq"] <= ctx.mark or workload is None:
             continue
         checked += 1
-        want, most, least = _set_bounds(kind, workload, world)
+        want = _set_desired(kind, workload)
+        bounds = (stateful_set_bounds(workload["spec"]) if kind == "StatefulSet"
+                  else daemon_set_bounds(workload["spec"], want))
         live, ready, updated = _counts(kind, world, _revision_id(kind, update))
         where = f"at #{record['seq']} ({record['verb']} {record['resource']} {record['name']})"
-        if live > most:
-            problems.append(f"{where}: {live} Pods > {most}")
-        if ready < least:
-            problems.append(f"{where}: {ready} available < {least}")
+        if live > bounds.most:
+            problems.append(f"{where}: {live} Pods > {bounds.most}")
+        if ready < bounds.least:
+            problems.append(f"{where}: {ready} available < {bounds.least}")
+        running = ledger.running(key)
         if running and record["resource"] == PODS:
             old, new = record.get("old"), record.get("new")
             if (old is None and new is not None) or (new is not None and new["metadata"].get("deletionTimestamp")
                                                      and not (old or {}).get("metadata", {}).get("deletionTimestamp")):
                 problems.append(f"{where}: a Pod changed while hooks {running} ran")
-        if state is not None:
-            pending = _pending_point({"spec": {**workload["spec"], "replicas": want}}, state)
-            if pending is not None and updated > pending:
-                problems.append(f"{where}: {updated} updated Pods are available while hooks at {pending} are pending")
+        hooks = workload["spec"].get("lifecycleHooks") or []
+        run = world["run"]
+        if run is not None and record["verb"] == "create" and run.key == key:
+            problems += [f"{where}: {p}" for p in ledger.start_problems(run, hooks, want, updated)]
+        pending = ledger.pending(key, hooks, want)
+        if pending is not None and updated > pending.count:
+            problems.append(f"{where}: {updated} updated Pods are available while hooks at {pending.text} "
+                            f"({pending.count}) must still finish")
     assert checked, "no state was recorded during the rollout"
     assert not problems, "invariants broken:\n" + "\n".join(problems)
 

@@ -703,7 +703,9 @@ def then_ok_to_delete(ctx: ScenarioContext, ref: str) -> None:
 
 @then(sentence('the Cluster "{ref:Q}" is not marked ok to delete'))
 def then_not_ok_to_delete(ctx: ScenarioContext, ref: str) -> None:
-    assert OK_TO_DELETE_ANNOTATION not in _annotations(_cluster(ctx, ref)), "the Cluster is marked ok-to-delete"
+    cluster = _cluster(ctx, ref)
+    assert cluster is not None, f"the Cluster {ref} is gone: it cannot be held, marked or not"
+    assert OK_TO_DELETE_ANNOTATION not in _annotations(cluster), "the Cluster is marked ok-to-delete"
 
 
 @then(sentence('the Cluster "{ref:Q}" is deleting with reason "{reason:Q}" and the message "{message:Q}"'))

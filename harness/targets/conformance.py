@@ -16,6 +16,7 @@ and 500 (:func:`install_chaos`, called by features/conftest.py for every scenari
 from __future__ import annotations
 
 import os
+import sys
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,28 +27,28 @@ from _pytest.junitxml import xml_key as junitxml_key
 from pytest_bdd.reporting import test_report_context_registry
 from pytest_bdd.scenario import scenario_wrapper_template_registry
 
-from controllers.registry import CONTROLLERS
 from harness.apiserver.faults import chaos_rules, injector_of
 from harness.resources import BEHAVIORS_FILE, load_yaml
 from harness.targets import report
+from harness.targets import verdict as verdicts
 from harness.targets.process import CONTROLLER_USER
+from harness.targets.profiles import PROFILES as ALL_PROFILES
 from harness.versions import faithful_to, kit_version
-from harness.world.world import SYSTEM_USER
+from harness.world.world import REFERENCE_CONTROLLERS, SYSTEM_USER
 
 LEVEL_ORDER = {"must": 0, "should": 1, "may": 2}
 SUITE_NAME = "lifecycle-tck"
 # The kit's pytest plugin (entry point pytest11; harness/pytest_plugin.py).
 PLUGIN_NAME = "lifecycle_tck"
 # Every profile a target may claim (DESIGN.md "Conformance levels, profiles and traceability").
-PROFILES = (
-    "hic", "machine_controller", "runtime_extension", "addon_controller", "rollout_deployment",
-    "rollout_statefulset", "rollout_daemonset", "apiserver", "cluster_controller",
-)
+PROFILES = ALL_PROFILES
 # What each target claims; None: every profile (the reference implementation claims them all).
+# ``controller`` claims what its --profile options say (run(profiles=...)).
 TARGET_PROFILES: dict[str, tuple[str, ...] | None] = {
     "reference": None,
     "reference-process": None,
     "hic": ("hic",),
+    "controller": (),
     "machine-controller": ("machine_controller",),
     "extension": ("runtime_extension",),
 }
@@ -67,7 +68,7 @@ _NOT_APPLICABLE = report.NOT_APPLICABLE  # (the plugin's hooks name their argume
 
 def reference_controller_users() -> list[str]:
     """Who the reference controllers are on the wire: each in-world controller, and the process."""
-    return [SYSTEM_USER.format(name) for name in CONTROLLERS] + [CONTROLLER_USER]
+    return [SYSTEM_USER.format(name) for name in REFERENCE_CONTROLLERS] + [CONTROLLER_USER]
 
 
 def install_chaos(scene: Any, rate: float, users: list[str] | None = None) -> None:
@@ -162,6 +163,8 @@ class _Outcomes:
                 entry["status"] = report.NOT_APPLICABLE
                 entry["reason"] = NOT_CLAIMED.format(", ".join(entry["profile"]), self.target)
                 if areas is not None and set(entry["profile"]) & set(self.claimed):
+                    # A scenario of a claimed profile this target cannot drive: it did not run.
+                    entry["status"] = report.NOT_RUN
                     entry["reason"] = NOT_DRIVEN.format(self.target, ", ".join(f"features/{a}/" for a in areas))
 
     def pytest_runtest_setup(self, item: pytest.Item) -> None:
@@ -191,8 +194,14 @@ class _Outcomes:
         elif report.skipped and entry["status"] != "failed":
             reason = _reason(report)
             applies = not reason.removeprefix("Skipped: ").startswith(NOT_APPLICABLE_SKIP)
-            entry["status"] = "skipped" if applies else _NOT_APPLICABLE
+            entry["status"] = "skipped" if applies else self._not_running(entry)
             entry["reason"] = reason if applies else reason.removeprefix("Skipped: ").removeprefix(NOT_APPLICABLE_SKIP)
+
+    def _not_running(self, entry: dict[str, Any]) -> str:
+        """A scenario stopped at run time as not applicable (beyond the wall-clock budget, a capability not
+        claimed): of a claimed profile it did not run (the verdict is INCOMPLETE); otherwise not applicable."""
+        claimed = set(entry["profile"]) if self.claimed is None else set(entry["profile"]) & set(self.claimed)
+        return report.NOT_RUN if claimed or not entry["profile"] else _NOT_APPLICABLE
 
 
 def _steps(reported: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -264,10 +273,13 @@ def run(
     keyword: str | None,
     chaos: float | None = None,
     target_args: list[str] | None = None,
+    profiles: list[str] | None = None,
 ) -> int:
-    """Run the suite; print a summary; write the reports into ``report_dir`` when given; 0 only
-    when every selected MUST scenario passed. ``target_args``: the target's own pytest options
-    (``--hic-command``, ``--hic-config``)."""
+    """Run the suite; print a summary and the verdict; write the reports into ``report_dir`` when given.
+    Exit code: 0 CONFORMANT, 1 NOT CONFORMANT, 3 INCOMPLETE, 2 usage error (harness/targets/verdict.py).
+    ``target_args``: the target's own pytest options
+    (``--hic-command``, ``--hic-config``); ``profiles``: what the target claims, when the user says it
+    (``--target controller --profile P``)."""
     levels = _levels(level)
     args = [str(features), "-q", "-p", "no:cacheprovider", "-m", " or ".join(levels), "--no-header",
             *isolated(features)]
@@ -281,26 +293,32 @@ def run(
     if chaos:
         args += [f"--chaos={chaos}"]
     args += [f"--target={target}", *(target_args or [])]
-    claimed = TARGET_PROFILES.get(target)
+    claimed = tuple(profiles) if profiles is not None else TARGET_PROFILES.get(target)
     behaviors, profiles = _behaviors(features)
     outcomes = _Outcomes(behaviors=behaviors, profiles=profiles, claimed=claimed, target=target)
     code = pytest.main(args, plugins=[outcomes, _JunitVersions()])
+    if code == pytest.ExitCode.USAGE_ERROR:
+        print(f"lifecycle-tck conformance: pytest refused the options {args}", file=sys.stderr)
+        return verdicts.USAGE_ERROR_EXIT
     results = outcomes.results
     counts = Counter(r["status"] for r in results.values())
-    ran = [r for r in results.values() if r["status"] != report.NOT_APPLICABLE]
-    must_failed = [r for r in ran if r["level"] == "must" and r["status"] != report.PASSED]
-    # Exit codes 2-4 are pytest's own trouble (interrupted, internal error, usage): never a pass.
-    passed = bool(ran) and not must_failed and code not in (2, 3, 4)
+    judged = verdicts.judge(list(results.values()), claimed)
+    if code in (pytest.ExitCode.INTERRUPTED, pytest.ExitCode.INTERNAL_ERROR):
+        # pytest's own trouble is never a pass.
+        judged = verdicts.Verdict(verdicts.NOT_CONFORMANT, judged.profiles, f"pytest ended with {code!r}")
     print()
     print(f"Lifecycle TCK conformance — target: {target}, levels: {' or '.join(levels)}")
     _print_table(results)
     for name, r in sorted(results.items()):
         if r["status"] not in (report.PASSED, report.NOT_APPLICABLE):
             print(f"  {r['status'].upper():8} [{r['level'] or '-'}] {name}: {r['reason']}")
+    for profile in judged.profiles:
+        print(f"  {profile.line()}")
     print(f"{counts[report.PASSED]} passed, {counts[report.FAILED]} failed, {counts[report.SKIPPED]} skipped, "
-          f"{counts[report.NOT_APPLICABLE]} not applicable")
-    if not ran:
-        print("no scenario ran")
+          f"{counts[report.NOT_RUN]} did not run, {counts[report.NOT_APPLICABLE]} not applicable")
+    if not any(r["status"] in (report.PASSED, report.FAILED) for r in results.values()):
+        print(verdicts.NOTHING_RAN)
+    print(judged.line())
     if out is not None:
         description = {
             "suite": {"name": SUITE_NAME, "version": kit_version(), **faithful_to()},
@@ -308,8 +326,11 @@ def run(
             "levels": levels,
             "keyword": keyword,
             "chaos": chaos,
-            "verdict": "pass" if passed else "fail",
+            "verdict": judged.verdict,
+            "profiles": {p.profile: p.as_dict() for p in judged.profiles},
         }
         report.write_reports(out, description, sorted(results.values(), key=lambda r: r["id"]))
+        report.annotate_junit(out / report.JUNIT_FILE, description,
+                              [r for r in results.values() if r["status"] == report.NOT_RUN])
         print(f"Reports: {out}")
-    return 0 if passed else 1
+    return judged.exit_code

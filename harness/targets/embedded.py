@@ -22,7 +22,6 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from controllers.registry import CONTROLLERS
 from harness.apiserver.faults import injector_of
 from harness.apiserver.http import write_kubeconfig
 from harness.targets.serve import UsageError, controller_names
@@ -30,6 +29,7 @@ from harness.world.fixtures import apply_documents, read_documents
 from harness.world.http_scene import HttpScene
 from harness.world.scene import InProcessScene
 from harness.world.world import MANAGEMENT_SIMULATORS, SIMULATORS, World
+from harness.world.world import REFERENCE_CONTROLLERS as CONTROLLERS
 
 ALL = "all"
 NONE = "none"

@@ -1,13 +1,18 @@
-"""The ``machine-controller`` target: a third-party machine controller as a process, against a served world.
+"""The ``controller`` target: a third-party controller as a process, against a served world.
 
-``lifecycle-tck conformance --target machine-controller --command CMD [--stdio-control]`` runs the
-``@machine_controller`` scenarios (features/machine_deletion/) with the reference machine controller
-switched off; every other reference controller, simulator and fake provider runs in the world as
-usual. ``CMD`` (split as a shell would, no shell) runs as the machine controller: it gets ``KUBECONFIG``
-naming a kubeconfig with the context ``management`` (current) and one context per workload cluster
-(``<namespace>/<name>``, rewritten as clusters come and go), acting as :data:`MACHINE_CONTROLLER_USER`
-(the bearer token is the user's name, so the audit trail names its writes). It starts afresh for each
-scenario (each has a world of its own) and its whole process group is ended with the scenario.
+``lifecycle-tck conformance --target controller --profile P [--profile P ...] --command CMD
+[--stdio-control] [--wall-budget SECONDS]`` runs the scenarios of the claimed controller profiles
+(:data:`harness.targets.profiles.CONTROLLER_PROFILES`: ``machine_controller``, ``cluster_controller``,
+``topology_controller``, ``addon_controller``, ``rollout_deployment``, ``rollout_statefulset``,
+``rollout_daemonset``) with the reference controllers owning them switched off; every other reference
+controller, simulator and fake provider runs in the world as usual. ``--target machine-controller`` is
+the alias of ``--profile machine_controller`` (acting as :data:`MACHINE_CONTROLLER_USER`, as it always
+did). ``CMD`` (split as a shell would, no shell) runs as those controllers: it gets ``KUBECONFIG`` naming
+a kubeconfig with the context ``management`` (current) and one context per workload cluster
+(``<namespace>/<name>``, rewritten as clusters come and go), acting as :data:`UNDER_TEST_USER` (the
+bearer token is the user's name, so the audit trail names its writes). It starts afresh for each
+scenario (each has a world of its own) and its whole process group is ended with the scenario; a
+scenario that restarts the claimed controllers kills it and starts it again.
 
 Time is the hard part: the scenarios run on the world's virtual clock (a drain that times out after
 10 minutes, a hook that blocks for hours), and a scenario must not take hours of wall time. So the
@@ -26,11 +31,11 @@ command runs in one of two modes:
   the controller's own clock agree (:class:`WallClockScene`). Settling is judged as the hic target does
   (harness/targets/hic.py): the world is ticked and is settled once no write has landed for
   :data:`QUIET_SECONDS` and every watch stream is written out. Time can then only pass as fast as wall
-  time: a scenario may let up to :data:`WALL_BUDGET_SECONDS` of virtual time pass in all (waited for
-  in wall time); one that needs more (a drain timeout, "10 minutes pass", a hook waiting for hours)
-  is stopped there and reported **not applicable**, with the step's need as its reason, never as
-  passed. Such a controller's verdict is thus partial by construction; the summary says how many
-  scenarios did not apply.
+  time: a scenario may let up to ``--wall-budget`` seconds (default :data:`WALL_BUDGET_SECONDS`) of
+  virtual time pass in all (waited for in wall time); one that needs more (a drain timeout, "10 minutes
+  pass", a hook waiting for hours) is stopped there and reported as **not run**, with the step's need as
+  its reason, never as passed: the verdict is then INCOMPLETE (exit 3), and the summary says how many
+  MUST scenarios did not run and why.
 
 Bad input (a command that cannot be started, ends, never says it is ready, floods the server) ends the
 scenario with a clear reason within a bounded wall time (:data:`READY_SECONDS`, :data:`SETTLE_SECONDS`,
@@ -55,8 +60,6 @@ from typing import Any
 import pytest
 import yaml
 
-from controllers.registry import CONTROLLERS
-from harness.kube.names.capi import MACHINES_RESOURCE
 from harness.targets.conformance import NOT_APPLICABLE_SKIP
 from harness.targets.process import (
     STOP_SECONDS,
@@ -66,16 +69,33 @@ from harness.targets.process import (
     command_problem,
     controller_kubeconfig,
 )
+from harness.targets.profiles import (
+    CONTROLLER_PROFILES,
+    MACHINE_CONTROLLER_USER,
+    PROFILES,
+    UNDER_TEST_USER,
+    UnknownProfileError,
+    check_profiles,
+    controllers_besides,
+    reference_controllers,
+)
 from harness.world.http_scene import HttpScene, WorldServer
 from harness.world.world import World
 
 TARGET = "machine-controller"
+CONTROLLER_TARGET = "controller"
 AREA = "machine_deletion"
 PROFILE = "machine_controller"
-# The reference controller the command replaces.
-MACHINE = "machine"
-# Who the machine controller under test is on the wire.
-MACHINE_CONTROLLER_USER = "system:serviceaccount:machine-controller-under-test:machine-controller"
+# What a controller of each profile watches first: the command is ready once it watches one of them.
+PROFILE_RESOURCES: dict[str, tuple[str, ...]] = {
+    "machine_controller": ("machines.cluster.x-k8s.io",),
+    "cluster_controller": ("clusters.cluster.x-k8s.io",),
+    "topology_controller": ("clusters.cluster.x-k8s.io", "extensionconfigs.runtime.cluster.x-k8s.io"),
+    "addon_controller": ("clusterprofiles.config.projectsveltos.io", "clusters.cluster.x-k8s.io"),
+    "rollout_deployment": ("deployments.apps",),
+    "rollout_statefulset": ("statefulsets.apps",),
+    "rollout_daemonset": ("daemonsets.apps",),
+}
 # Wall-clock mode: how much virtual time a scenario may let pass in all (each second waited for);
 # a few settle rounds of a hook owner or a drain retry fit, a timeout of minutes does not.
 WALL_BUDGET_SECONDS = 10.0
@@ -94,24 +114,44 @@ class MachineControllerError(AssertionError):
     """The command under test did not start, ended, or flooded the server; the message says which."""
 
 
-def check_options(command: str | None) -> str | None:
-    """What is wrong with ``--command`` (None: nothing): given, parseable, its program found."""
+ControllerUnderTestError = MachineControllerError
+
+
+def check_options(command: str | None, target: str = TARGET, profiles: list[str] | None = None,
+                  wall_budget: float | None = None) -> str | None:
+    """What is wrong with the options of ``target`` (None: nothing): ``--command`` given, parseable, its
+    program found; for ``controller`` at least one ``--profile``, each a controller profile; a positive
+    ``--wall-budget``."""
+    if target == CONTROLLER_TARGET:
+        if not profiles:
+            return f"--target controller needs --profile P (one of {', '.join(CONTROLLER_PROFILES)})"
+        try:
+            check_profiles(profiles, CONTROLLER_PROFILES)
+        except UnknownProfileError as err:
+            other = next((p for p in profiles if p in PROFILES and p not in CONTROLLER_PROFILES), None)
+            if other is not None:
+                return (f"--profile: {other!r} is not a controller profile (its target is --target "
+                        f"{'extension' if other == 'runtime_extension' else other}); choose from "
+                        f"{', '.join(CONTROLLER_PROFILES)}")
+            return f"--profile: {err}"
+    if wall_budget is not None and not wall_budget > 0:
+        return f"--wall-budget must be a positive number of seconds, not {wall_budget}"
     if not command:
-        return "--target machine-controller needs --command CMD"
+        return f"--target {target} needs --command CMD"
     return command_problem("--command", command)
 
 
-def _world(**clock: Any) -> World:
-    """A world running every reference controller but the machine controller."""
-    return World(controllers=[name for name in CONTROLLERS if name != MACHINE], **clock)
+def _world(profiles: list[str], **clock: Any) -> World:
+    """A world running every reference controller but those owning ``profiles``."""
+    return World(controllers=controllers_besides(profiles), **clock)
 
 
-def served_kubeconfig(world: World) -> str:
+def served_kubeconfig(world: World, user: str = MACHINE_CONTROLLER_USER) -> str:
     """The kubeconfig the command gets: every cluster of ``world`` (``management`` current), as
-    :data:`MACHINE_CONTROLLER_USER`. Call it from the server's thread once the world is served."""
+    ``user``. Call it from the server's thread once the world is served."""
     config = yaml.safe_load(world.clusters.kubeconfig())
-    for user in config["users"]:
-        user["user"] = {"token": MACHINE_CONTROLLER_USER}
+    for entry in config["users"]:
+        entry["user"] = {"token": user}
     return yaml.safe_dump(config, sort_keys=False)
 
 
@@ -165,19 +205,22 @@ class CommandProcess(ControllerProcess):
 
 
 class LockstepScene(ProcessScene):
-    """A :class:`ProcessScene` whose controller process is the command under test, running the
-    machine controller only, beside a world running the other reference controllers."""
+    """A :class:`ProcessScene` whose controller process is the command under test, playing the
+    controllers of ``profiles``, beside a world running the other reference controllers."""
 
-    def __init__(self, argv: list[str], *, server: WorldServer | None = None) -> None:
+    def __init__(self, argv: list[str], *, server: WorldServer | None = None,
+                 profiles: list[str] | None = None, user: str = MACHINE_CONTROLLER_USER) -> None:
         self._argv = argv
-        world = _world()
-        world.on_clusters_changed(lambda _name: _rewrite(self.process.kubeconfig_path, served_kubeconfig(world)))
-        super().__init__(world, server=server, only=[MACHINE])
+        self._user = user
+        profiles = profiles or [PROFILE]
+        world = _world(profiles)
+        world.on_clusters_changed(lambda _name: _rewrite(self.process.kubeconfig_path,
+                                                         served_kubeconfig(world, self._user)))
+        super().__init__(world, server=server, only=reference_controllers(profiles))
 
     def _new_process(self) -> ControllerProcess:
-        return CommandProcess(self.server.base_url, only=[MACHINE], user=MACHINE_CONTROLLER_USER,
-                              command=self._argv,
-                              kubeconfig=controller_kubeconfig(self.server.base_url, MACHINE_CONTROLLER_USER))
+        return CommandProcess(self.server.base_url, only=self._only, user=self._user, command=self._argv,
+                              kubeconfig=controller_kubeconfig(self.server.base_url, self._user))
 
 
 # -- wall clock ------------------------------------------------------------------------------------------
@@ -187,15 +230,19 @@ class WallClockScene(HttpScene):
     """A scene whose world follows wall time, with the command under test as a plain process (see the
     module docstring): settled by quiet, advanced by waiting, within :data:`WALL_BUDGET_SECONDS`."""
 
-    def __init__(self, argv: list[str], *, server: WorldServer | None = None) -> None:
-        world = _world(start=time.time(), follow_wall_time=True)
-        self._dir = Path(tempfile.mkdtemp(prefix="lifecycle-tck-machine-controller-"))
+    def __init__(self, argv: list[str], *, server: WorldServer | None = None, profiles: list[str] | None = None,
+                 user: str = MACHINE_CONTROLLER_USER, wall_budget: float = WALL_BUDGET_SECONDS) -> None:
+        self._profiles = profiles or [PROFILE]
+        self._user = user
+        self._budget = wall_budget
+        world = _world(self._profiles, start=time.time(), follow_wall_time=True)
+        self._dir = Path(tempfile.mkdtemp(prefix="lifecycle-tck-controller-"))
         self.kubeconfig = self._dir / "kubeconfig"
         self.log = self._dir / "controller.log"
         self._process: subprocess.Popen[bytes] | None = None
-        world.on_clusters_changed(lambda _name: _rewrite(self.kubeconfig, served_kubeconfig(world)))
+        world.on_clusters_changed(lambda _name: _rewrite(self.kubeconfig, served_kubeconfig(world, self._user)))
         super().__init__(world, server=server)
-        self.kubeconfig.write_text(controller_kubeconfig(self.server.base_url, MACHINE_CONTROLLER_USER))
+        self.kubeconfig.write_text(controller_kubeconfig(self.server.base_url, self._user))
         self._argv = argv
         self._used = 0.0
         self._quiet_total = -1
@@ -221,17 +268,18 @@ class WallClockScene(HttpScene):
                 raise MachineControllerError(f"the command {shlex.join(self._argv)} could not be started: {err}") \
                     from None
         deadline = time.monotonic() + READY_SECONDS
-        while not any(s["user"] == MACHINE_CONTROLLER_USER and s["resource"] == MACHINES_RESOURCE and not s["ended"]
+        resources = {r for p in self._profiles for r in PROFILE_RESOURCES.get(p, ())}
+        while not any(s["user"] == self._user and s["resource"] in resources and not s["ended"]
                       for s in self._get("/watches")["items"]):
             self._check_alive()
             if time.monotonic() > deadline:
-                raise MachineControllerError(f"the command did not start watching Machines within "
-                                             f"{READY_SECONDS:.0f} s; its log:\n{self._log_tail()}")
+                raise MachineControllerError(f"the command did not start watching {', '.join(sorted(resources))} "
+                                             f"within {READY_SECONDS:.0f} s; its log:\n{self._log_tail()}")
             threading.Event().wait(TICK_SECONDS)
 
     def _check_alive(self) -> None:
         if self._process is not None and self._process.poll() is not None:
-            raise MachineControllerError(f"the machine controller under test ended with exit code "
+            raise MachineControllerError(f"the controller under test ended with exit code "
                                          f"{self._process.returncode}; its log:\n{self._log_tail()}")
 
     def _tick(self) -> None:
@@ -266,13 +314,13 @@ class WallClockScene(HttpScene):
 
     def advance(self, seconds: float) -> None:
         """Let ``seconds`` pass in wall time, or stop the scenario as not applicable when its virtual
-        time would exceed :data:`WALL_BUDGET_SECONDS`."""
+        time would exceed the wall budget (it did not run: the verdict is INCOMPLETE)."""
         seconds = max(0.0, seconds)
-        if self._used + seconds > WALL_BUDGET_SECONDS:
+        if self._used + seconds > self._budget:
             pytest.skip(
-                f"{NOT_APPLICABLE_SKIP}the scenario lets more than {WALL_BUDGET_SECONDS:.0f} s of virtual time pass "
-                f"(this step {seconds:.0f} s, after {self._used:.0f} s); a machine controller on wall time "
-                f"cannot be driven faster than the clock (run it with --stdio-control to cover it)"
+                f"{NOT_APPLICABLE_SKIP}the scenario lets more than {self._budget:.0f} s of virtual time pass "
+                f"(this step {seconds:.0f} s, after {self._used:.0f} s); a controller on wall time "
+                f"cannot be driven faster than the clock (run it with --stdio-control, or raise --wall-budget)"
             )
         self._used += seconds
         end = time.monotonic() + seconds
@@ -281,6 +329,20 @@ class WallClockScene(HttpScene):
             threading.Event().wait(min(TICK_SECONDS, max(0.0, end - time.monotonic())))
             self._tick()
         self.settle()
+
+    def restart_controllers(self, names: list[str] | None = None) -> None:
+        """Restart controllers: the command (killed as a crash would, then started again) when any of
+        ``names`` is one it plays; the others through the admin API."""
+        played = reference_controllers(self._profiles)
+        others = None if names is None else [name for name in names if name not in played]
+        if others is None or others:
+            super().restart_controllers(others)
+        if names is None or any(name in played for name in names):
+            process, self._process = self._process, None
+            if process is not None:
+                _end_group(process.pid)
+                process.wait(STOP_SECONDS)
+            self._start()
 
     def close(self) -> None:
         """End the command and its process group, then close as an :class:`HttpScene` does."""
@@ -294,13 +356,31 @@ class WallClockScene(HttpScene):
             super().close()
 
 
+def target_profiles(config: pytest.Config) -> list[str]:
+    """The profiles the controller under test claims: ``--profile`` for ``controller``,
+    ``machine_controller`` for its alias."""
+    if config.getoption("--target") == CONTROLLER_TARGET:
+        return list(config.getoption("--profile") or [])
+    return [PROFILE]
+
+
 def machine_controller_scene(request: pytest.FixtureRequest) -> Iterator[Any]:
-    """The scene of a scenario under ``--target machine-controller`` (for features/conftest.py)."""
-    command = request.config.getoption("--controller-command")
-    problem = check_options(command)
+    """The scene of a scenario under ``--target controller`` or ``machine-controller`` (for
+    features/conftest.py)."""
+    config = request.config
+    command = config.getoption("--controller-command")
+    target = config.getoption("--target")
+    profiles = target_profiles(config)
+    problem = check_options(command, target, profiles, config.getoption("--wall-budget"))
     if problem:
         pytest.fail(problem, pytrace=False)
     server = request.getfixturevalue("world_server")
-    scene_type = LockstepScene if request.config.getoption("--stdio-control") else WallClockScene
-    with scene_type(shlex.split(command), server=server) as scene:
+    user = UNDER_TEST_USER if target == CONTROLLER_TARGET else MACHINE_CONTROLLER_USER
+    argv = shlex.split(command)
+    if config.getoption("--stdio-control"):
+        scene: Any = LockstepScene(argv, server=server, profiles=profiles, user=user)
+    else:
+        scene = WallClockScene(argv, server=server, profiles=profiles, user=user,
+                               wall_budget=config.getoption("--wall-budget") or WALL_BUDGET_SECONDS)
+    with scene:
         yield scene

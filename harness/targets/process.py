@@ -38,10 +38,9 @@ from typing import IO, Any
 
 import yaml
 
-from controllers.registry import CONTROLLERS
 from harness.resources import import_root
 from harness.world.http_scene import HttpScene, WorldServer
-from harness.world.world import World
+from harness.world.world import REFERENCE_CONTROLLERS, World
 
 # Who the process is on the wire: the facade takes a bearer token as the user's name.
 CONTROLLER_USER = "system:serviceaccount:lifecycle-tck:reference-controllers"
@@ -257,7 +256,7 @@ class ProcessScene(HttpScene):
         process, as a crash would (nothing is asked of it, nothing is saved), and a new process takes over;
         at the next settle it starts from a fresh list+watch at the current virtual instant. Those the
         world runs itself restart through the admin API, which answers 404 for a name nobody runs."""
-        in_process = self._only or list(CONTROLLERS)
+        in_process = self._only or list(REFERENCE_CONTROLLERS)
         in_world = None if names is None else [name for name in names if name not in in_process]
         if in_world is None or in_world:
             super().restart_controllers(in_world)

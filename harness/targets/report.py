@@ -4,7 +4,7 @@ Both are written from the same run description (:func:`write_reports`): the suit
 was selected, and one entry per scenario::
 
     {"id": nodeid, "name": ..., "feature": ..., "file": "machine_deletion/hooks.feature", "area": ...,
-     "status": "passed|failed|skipped|not-applicable", "reason": ..., "behaviors": [...],
+     "status": "passed|failed|skipped|not-run|not-applicable", "reason": ..., "behaviors": [...],
      "level": "must|should|may|None", "profile": [...], "seed": [...],
      "steps": [{"keyword", "name", "status"}], "timeline": [audit entries]}
 
@@ -21,6 +21,7 @@ import re
 from collections import Counter
 from pathlib import Path
 from typing import Any
+from xml.etree import ElementTree
 
 import pytest
 import yaml
@@ -32,7 +33,10 @@ HTML_FILE = "report.html"
 JUNIT_FILE = "junit.xml"
 CUCUMBER_FILE = "cucumber.json"
 PASSED, FAILED, SKIPPED, NOT_APPLICABLE = "passed", "failed", "skipped", "not-applicable"
-STATUSES = (PASSED, FAILED, SKIPPED, NOT_APPLICABLE)
+# A scenario of a claimed profile that did not run (wall-clock budget, unclaimed capability, a scenario
+# the target cannot drive): it makes the verdict INCOMPLETE (harness/targets/verdict.py).
+NOT_RUN = "not-run"
+STATUSES = (PASSED, FAILED, SKIPPED, NOT_RUN, NOT_APPLICABLE)
 # Per scenario: the audit records of its world (as Scene.audit gives them) while it ran.
 TIMELINE = pytest.StashKey[list[dict[str, Any]]]()
 # A scenario's timeline in the reports is cut here (a runaway controller must not make a 100 MB report).
@@ -167,9 +171,11 @@ th { background: #f6f8fa; }
 table.summary td.n { text-align: right; min-width: 4em; }
 table.summary tr.group th { background: #eaeef2; text-align: left; }
 .passed { color: #1a7f37; } .failed { color: #cf222e; font-weight: bold; }
-.skipped { color: #9a6700; } .not-applicable { color: #6e7781; }
+.skipped { color: #9a6700; } .not-run { color: #9a6700; font-weight: bold; } .not-applicable { color: #6e7781; }
 #verdict { font-size: 1.15em; padding: 0.4em 0.7em; border-radius: 6px; display: inline-block; }
 .verdict-pass { color: #1a7f37; background: #dafbe1; } .verdict-fail { color: #cf222e; background: #ffebe9; }
+.verdict-incomplete { color: #9a6700; background: #fff8c5; }
+table.profiles td { font-size: 0.9em; }
 details.scenario { border: 1px solid #d0d7de; margin: 0.4em 0; padding: 0.3em 0.6em; border-radius: 6px; }
 details.scenario[open] { background: #fcfcfd; }
 details.scenario > summary { cursor: pointer; }
@@ -187,7 +193,9 @@ table.timeline td.t { white-space: nowrap; }
 """
 _GROUPS = (("By area", "area"), ("By level", "level"), ("By profile", "profile"))
 _STEP_MARKS = {PASSED: "✓", FAILED: "✗", SKIPPED: "↷", "not run": "–"}
-_STATUS_ORDER = {FAILED: 0, SKIPPED: 1, PASSED: 2, NOT_APPLICABLE: 3}
+_STATUS_ORDER = {FAILED: 0, NOT_RUN: 1, SKIPPED: 2, PASSED: 3, NOT_APPLICABLE: 4}
+# The page's verdict classes: the verdict (CONFORMANT, NOT CONFORMANT, INCOMPLETE) as a colour.
+_VERDICT_CLASS = {"CONFORMANT": "pass", "NOT CONFORMANT": "fail", "INCOMPLETE": "incomplete"}
 
 
 def _e(value: Any) -> str:
@@ -304,7 +312,7 @@ def write_html(path: Path, run: dict[str, Any], scenarios: list[dict[str, Any]])
     the failed scenarios (opened), then every other scenario by area (skipped first, not applicable
     last), each with its steps and the timeline of the writes it caused. Self-contained (no scripts)."""
     counts = summary(scenarios)
-    verdict = run.get("verdict", "")
+    verdict = str(run.get("verdict", ""))
     target = run.get("target") or {}
     suite = run.get("suite") or {}
     failed = [s for s in scenarios if s["status"] == FAILED]
@@ -331,10 +339,60 @@ def write_html(path: Path, run: dict[str, Any], scenarios: list[dict[str, Any]])
         f"levels {_e(', '.join(run.get('levels') or []))}"
         f"{'; keyword ' + _e(run['keyword']) if run.get('keyword') else ''}"
         f"{'; chaos rate ' + _e(run['chaos']) if run.get('chaos') else ''}.</p>"
-        f'<p id="verdict" class="verdict-{_e(verdict)}">Verdict: <b>{_e(verdict.upper())}</b> — {totals}</p>'
+        f'<p id="verdict" class="verdict-{_e(_VERDICT_CLASS.get(verdict, verdict))}">Verdict: <b>{_e(verdict)}</b>'
+        f' — {totals}</p>{_profiles_table(run.get("profiles") or {})}'
         f'<h2 id="summary">Summary</h2>{_summary_table(scenarios)}{failures}{sections}</body></html>'
     )
     path.write_text(page)
+
+
+def _profiles_table(profiles: dict[str, Any]) -> str:
+    """Each claimed profile's verdict, its MUST counts and why scenarios did not run."""
+    if not profiles:
+        return ""
+    rows = []
+    for name, entry in profiles.items():
+        must = entry.get("must") or {}
+        reasons = "; ".join(f"{count} × {reason}" for reason, count in (entry.get("not-run reasons") or {}).items())
+        verdict = str(entry.get("verdict", ""))
+        rows.append(f'<tr><td>{_e(name)}</td><td class="verdict-{_e(_VERDICT_CLASS.get(verdict, verdict))}">'
+                    f'{_e(verdict)}</td><td class="n">{must.get("passed", 0)}</td><td class="n">{must.get("failed", 0)}'
+                    f'</td><td class="n">{must.get("not-run", 0)}</td><td>{_e(reasons)}</td></tr>')
+    return ('<table class="profiles" id="profiles"><tr><th>profile</th><th>verdict</th><th>MUST passed</th>'
+            f'<th>failed</th><th>did not run</th><th>why not run</th></tr>{"".join(rows)}</table>')
+
+
+def annotate_junit(path: Path, run: dict[str, Any], not_run: list[dict[str, Any]]) -> None:
+    """Add the verdict to ``junit.xml`` (testsuite properties ``verdict`` and ``verdict.<profile>``) and a
+    skipped test case, typed ``not-run`` with its reason, for each scenario of a claimed profile that did
+    not run and that pytest never saw (deselected), so a CI reading only JUnit sees it too."""
+    if not path.exists():
+        return
+    tree = ElementTree.parse(path)
+    root = tree.getroot()
+    suite = root if root.tag == "testsuite" else root.find("testsuite")
+    if suite is None:
+        return
+    properties = suite.find("properties")
+    if properties is None:
+        properties = ElementTree.Element("properties")
+        suite.insert(0, properties)
+    ElementTree.SubElement(properties, "property", name="verdict", value=str(run.get("verdict", "")))
+    for profile, entry in (run.get("profiles") or {}).items():
+        ElementTree.SubElement(properties, "property", name=f"verdict.{profile}", value=str(entry.get("verdict")))
+    seen = {case.get("name") for case in suite.iter("testcase")}
+    added = 0
+    for scenario in not_run:
+        module, _, name = scenario["id"].partition("::")
+        if name in seen:
+            continue
+        case = ElementTree.SubElement(suite, "testcase", classname=module.removesuffix(".py").replace("/", "."),
+                                      name=name, time="0")
+        ElementTree.SubElement(case, "skipped", type="not-run", message=str(scenario.get("reason", "")))
+        added += 1
+    suite.set("skipped", str(int(suite.get("skipped", "0")) + added))
+    suite.set("tests", str(int(suite.get("tests", "0")) + added))
+    tree.write(path, encoding="utf-8", xml_declaration=True)
 
 
 def write_reports(folder: Path, run: dict[str, Any], scenarios: list[dict[str, Any]]) -> None:

@@ -28,13 +28,19 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from controllers.registry import CONTROLLERS
 from harness.apiserver.faults import chaos_rules, injector_of
 from harness.apiserver.http import create_app, serve_forever, url, write_kubeconfig
 from harness.apiserver.http.guard import HostCheck, is_loopback
 from harness.world.cluster_defaults import add_nodes
 from harness.world.fixtures import FixtureError, apply_documents, read_documents
-from harness.world.world import CLUSTER_DEFAULT_SIMULATORS, MANAGEMENT_SIMULATORS, SIMULATORS, SYSTEM_USER, World
+from harness.world.world import (
+    CLUSTER_DEFAULT_SIMULATORS,
+    MANAGEMENT_SIMULATORS,
+    REFERENCE_CONTROLLERS,
+    SIMULATORS,
+    SYSTEM_USER,
+    World,
+)
 
 # The world's provisioner of workload clusters acts as this system user (harness/world/world.py).
 WORKLOAD_CLUSTERS = "workload-clusters"
@@ -76,7 +82,7 @@ class UsageError(ValueError):
 
 def controller_names(spec: str) -> list[str]:
     """The simulators and reference controllers that ``--controllers`` names (``all``, ``none`` or a list)."""
-    known = list(SIMULATORS) + list(CLUSTER_DEFAULT_SIMULATORS) + list(MANAGEMENT_SIMULATORS) + list(CONTROLLERS)
+    known = [*SIMULATORS, *CLUSTER_DEFAULT_SIMULATORS, *MANAGEMENT_SIMULATORS, *REFERENCE_CONTROLLERS]
     if spec == "all":
         return known
     if spec == "none":
@@ -211,8 +217,9 @@ def serve(
         print(f"lifecycle-tck serve: {problem}", file=sys.stderr)
         return 2
     keep = retention or Retention()
-    world = World(simulators=[n for n in names if n not in CONTROLLERS],
-                  controllers=[n for n in names if n in CONTROLLERS], start=time.time(), follow_wall_time=True,
+    world = World(simulators=[n for n in names if n not in REFERENCE_CONTROLLERS],
+                  controllers=[n for n in names if n in REFERENCE_CONTROLLERS], start=time.time(),
+                  follow_wall_time=True,
                   history=keep.history_max_events, history_bytes=keep.history_max_bytes,
                   audit_max_records=keep.audit_max_records, audit_max_bytes=keep.audit_max_bytes)
     # kubectl sends bearer tokens only over TLS, and JavaScript clients refuse plain-HTTP watches:
@@ -264,7 +271,7 @@ def _run(
         if chaos:
             # From now on (the world's own start-up is not under test). The simulators stand for
             # kubelets and Kubernetes' own controllers, not for what is tested: they are spared.
-            simulators = [n for n in names if n not in CONTROLLERS] + [WORKLOAD_CLUSTERS]
+            simulators = [n for n in names if n not in REFERENCE_CONTROLLERS] + [WORKLOAD_CLUSTERS]
             injector = injector_of(world.clusters)
             for rule in chaos_rules(chaos, except_users=[SYSTEM_USER.format(n) for n in simulators]):
                 injector.add(rule)

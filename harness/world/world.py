@@ -23,6 +23,10 @@ from harness.resources import ResourceError, crd_dir
 from harness.world.fixtures import FixtureError, apply_documents, read_documents
 from harness.world.workload_clusters import WorkloadClusterProvisioner
 
+# The names of the reference controllers a world can run (the composition root knows them; the targets
+# and the steps learn them here, never from ``controllers`` itself).
+REFERENCE_CONTROLLERS: tuple[str, ...] = tuple(CONTROLLERS)
+
 # name → "module:Class"; each class takes the cluster's client and is a Controller.
 SIMULATORS: dict[str, str] = {
     "namespace": "harness.world.namespace:NamespaceController",
