@@ -9,11 +9,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from harness.apiserver import eviction
+from harness.apiserver import subresources
 from harness.apiserver.clusters import ClusterSet, cluster_from_url, server_from_kubeconfig
 from harness.apiserver.resources import ResourceType
 from harness.apiserver.server import APIServer
 from harness.apiserver.store import clone
+from harness.apiserver.subresources import binding, eviction, finalize
 from harness.apiserver.watch import Watch
 from harness.kube.errors import StatusError
 from harness.kube.names.meta import MERGE_PATCH_CONTENT_TYPE
@@ -202,12 +203,12 @@ class InProcessClient:
     def bind(self, name: str, namespace: str, node_name: str) -> dict[str, Any]:
         body = {"apiVersion": "v1", "kind": "Binding", "metadata": {"name": name, "namespace": namespace},
                 "target": {"apiVersion": "v1", "kind": "Node", "name": node_name}}
-        return self._server.bind_pod(namespace, name, body, user=self.user)
+        return binding.bind(self._server, namespace, name, body, user=self.user)
 
     def finalize_namespace(self, name: str, finalizers: list[str]) -> dict[str, Any]:
         body = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name},
                 "spec": {"finalizers": list(finalizers)}}
-        return self._server.finalize_namespace(name, body, user=self.user)
+        return finalize.finalize_namespace(self._server, name, body, user=self.user)
 
     def now(self) -> float:
         return self._clusters.clock.now()
@@ -220,7 +221,8 @@ class InProcessClient:
                 continue
             seen.add((rt.group, rt.plural))
             out.append({"apiVersion": rt.api_version, "group": rt.group, "kind": rt.kind, "plural": rt.plural,
-                        "namespaced": rt.namespaced, "verbs": list(rt.verbs), "subresources": list(rt.subresources())})
+                        "namespaced": rt.namespaced, "verbs": list(rt.verbs),
+                        "subresources": list(subresources.names(rt))})
         return out
 
     def for_kubeconfig(self, kubeconfig: str, user: str | None = None) -> InProcessClient:
