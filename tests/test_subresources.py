@@ -9,8 +9,8 @@ from harness.apiserver import builtins, subresources
 from harness.apiserver.server import APIServer
 from harness.apiserver.subresources import SubresourceRequest
 from harness.apiserver.subresources.base import VERB_METHODS
-from harness.clock import VirtualClock
 from harness.client import InProcessClient
+from harness.clock import VirtualClock
 from harness.kube.errors import StatusError
 from harness.world.world import World
 
@@ -49,3 +49,16 @@ def test_the_in_process_client_discovers_the_same_subresources() -> None:
     client = InProcessClient(world.clusters, world.management.name)
     pods = next(r for r in client.discover() if r["apiVersion"] == "v1" and r["kind"] == "Pod")
     assert pods["subresources"] == list(subresources.names(builtins.POD))
+
+
+def test_the_in_process_client_reaches_scale_through_the_table_as_http_does() -> None:
+    world = World()
+    client = InProcessClient(world.clusters, world.management.name)
+    client.create({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "d", "namespace": "default"},
+                   "spec": {"replicas": 1, "selector": {"matchLabels": {"app": "d"}},
+                            "template": {"metadata": {"labels": {"app": "d"}},
+                                         "spec": {"containers": [{"name": "c", "image": "i"}]}}}})
+    scale = client.patch("apps/v1", "Deployment", "d", {"spec": {"replicas": 3}}, namespace="default",
+                         subresource="scale")
+    assert (scale["kind"], scale["spec"]["replicas"]) == ("Scale", 3)
+    assert client.get("apps/v1", "Deployment", "d", "default")["spec"]["replicas"] == 3

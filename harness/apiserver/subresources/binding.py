@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from harness.apiserver import builtins
+from harness.apiserver.resources import ResourceType
 from harness.apiserver.server import APIServer
 from harness.apiserver.subresources.base import CREATE, ServedBy, SubresourceRequest
 from harness.kube import errors
@@ -58,7 +59,7 @@ class Binding(ServedBy):
     verbs = (CREATE,)
     resources = (("", "pods"),)
 
-    def response_kind(self, rt: Any) -> tuple[str, str, str]:
+    def response_kind(self, rt: ResourceType) -> tuple[str, str, str]:
         return rt.group, rt.version, BINDING_KIND
 
     def create(self, request: SubresourceRequest, body: Any) -> dict[str, Any]:

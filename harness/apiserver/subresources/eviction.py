@@ -22,8 +22,10 @@
    the caller's ``deleteOptions`` (graceful deletion is the server's);
 7. success is ``201`` with a bare ``Status``.
 
-The ``DisruptionAllowed`` condition rules of ``component-helpers/apps/poddisruptionbudget`` live
-here too; the disruption controller (``harness.world.disruption``) uses the same functions.
+The PDB rules (selection, readiness, the ``DisruptionAllowed`` condition) are
+``harness/apiserver/pdb.py``'s, shared with the disruption controller. Every read and write goes
+through :class:`APIServer`'s public operations (``select``, ``update_status``, ``delete_dry_run``,
+``check_namespace_for_create``).
 """
 
 from __future__ import annotations
