@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from harness.apiserver import eviction
+from harness.apiserver.subresources import eviction
 from harness.client import InProcessClient
 from harness.clock import rfc3339
 from harness.kube.errors import StatusError

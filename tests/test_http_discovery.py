@@ -160,3 +160,20 @@ def test_version_and_health(served: Served) -> None:
     assert (version["major"], version["minor"], version["gitVersion"]) == ("1", "32", "v1.32.0")
     assert version["platform"] == "linux/amd64"
     assert all(r.status_code == 200 and r.text == "ok" for r in health)
+
+
+def test_the_pod_streams_a_kubelet_answers_are_listed_with_their_verbs(served: Served) -> None:
+    # `kubectl api-resources --subresource` and aggregated discovery list what is served, as 1.32 does.
+    with served.http() as http:
+        core = _entries(http.get("/api/v1").json())
+        aggregated = http.get("/api", headers={"Accept": AGGREGATED_ACCEPT}).json()
+    assert core["pods/log"]["kind"] == "Pod" and core["pods/log"]["verbs"] == ["get"]
+    for sub, kind in (("exec", "PodExecOptions"), ("attach", "PodAttachOptions"),
+                      ("portforward", "PodPortForwardOptions")):
+        assert (core[f"pods/{sub}"]["kind"], core[f"pods/{sub}"]["verbs"]) == (kind, ["create", "get"])
+    assert "serviceaccounts/token" not in core  # not served, so not listed
+    pods = next(r for r in aggregated["items"][0]["versions"][0]["resources"] if r["resource"] == "pods")
+    verbs = {s["subresource"]: s["verbs"] for s in pods["subresources"]}
+    assert verbs == {"status": ["get", "patch", "update"], "eviction": ["create"], "binding": ["create"],
+                     "log": ["get"], "exec": ["create", "get"], "attach": ["create", "get"],
+                     "portforward": ["create", "get"]}

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from test_http_fixtures import ServeProcess, eventually, serve_process
 
-from harness.apiserver.eviction import LOOPBACK_USER
+from harness.apiserver.subresources.eviction import LOOPBACK_USER
 from harness.kube.names.core import DISRUPTION_TARGET
 from harness.kube.names.policy import PDB_RESOURCE, PDB_VIOLATION_MESSAGE
 

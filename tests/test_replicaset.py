@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from harness.apiserver.subresources.scale import get_scale
 from harness.client import InProcessClient
 from harness.kube.errors import FieldError, invalid
 from harness.kube.names.core import DEFAULT_NAMESPACE
@@ -188,8 +189,8 @@ def test_a_replication_controller_keeps_its_replicas_like_a_replica_set() -> Non
     assert len(live(client)) == 2
     status = client.get("v1", "ReplicationController", "web", DEFAULT_NAMESPACE)["status"]
     assert (status["replicas"], status["observedGeneration"]) == (2, 1)
-    scale = world.management.get_scale(world.management.registry.by_plural("", "v1", "replicationcontrollers"),
-                                       DEFAULT_NAMESPACE, "web")
+    rc = world.management.registry.by_plural("", "v1", "replicationcontrollers")
+    scale = get_scale(world.management, rc, DEFAULT_NAMESPACE, "web")
     assert scale["status"]["selector"] == "app=web"
 
 

@@ -15,6 +15,7 @@ from test_http_fixtures import Served, serving
 from harness.apiserver import builtins, decoding
 from harness.apiserver.resources import ResourceType
 from harness.apiserver.server import APIServer
+from harness.apiserver.subresources import scale
 from harness.clock import VirtualClock
 from harness.kube.errors import StatusError
 from harness.kube.names.meta import MERGE_PATCH_CONTENT_TYPE
@@ -319,7 +320,7 @@ def test_a_summary_is_hex_for_a_body_that_is_not_a_json_object() -> None:
 
 def test_a_scale_with_a_string_replica_count_is_the_decoders_400(server: APIServer) -> None:
     server.create(builtins.DEPLOYMENT, "default", _deployment({}))
-    err = _refused(lambda: server.update_scale(builtins.DEPLOYMENT, "default", "d", {"spec": {"replicas": "x"}}))
+    err = _refused(lambda: scale.update_scale(server, builtins.DEPLOYMENT, "default", "d", {"spec": {"replicas": "x"}}))
     assert (err.code, err.message) == (
         400, 'Scale in version "v1" cannot be handled as a Scale: json: cannot unmarshal string into Go struct field '
              "ScaleSpec.spec.replicas of type int32",

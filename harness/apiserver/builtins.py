@@ -15,12 +15,11 @@ EVENTS = "events.k8s.io"
 
 NAMESPACE = ResourceType(
     CORE, "v1", "Namespace", "namespaces", False, "namespace", ("ns",), status=True, has_generation=False,
-    name_rule="label", extra_subresources=("finalize",),
+    name_rule="label",
 )
 NODE = ResourceType(CORE, "v1", "Node", "nodes", False, "node", ("no",), status=True, has_generation=False)
 POD = ResourceType(
     CORE, "v1", "Pod", "pods", True, "pod", ("po",), ("all",), status=True, has_generation=False,
-    extra_subresources=("eviction", "binding"),
 )
 PERSISTENT_VOLUME = ResourceType(
     CORE, "v1", "PersistentVolume", "persistentvolumes", False, "persistentvolume", ("pv",), status=True,
@@ -89,8 +88,9 @@ REPLICATION_CONTROLLER = ResourceType(
 BINDING = ResourceType(CORE, "v1", "Binding", "bindings", True, "binding", has_generation=False, verbs=("create",))
 
 # The rest of what a default 1.32 kube-apiserver serves (GA group-versions only): under a
-# "[group/version]" heading, one "plural Kind scope short,names categories subresources gen" line
-# per resource ("-" for none; "gen" when the strategy sets metadata.generation). Kind names are
+# "[group/version]" heading, one "plural Kind scope short,names categories status gen" line
+# per resource ("-" for none; "status" for the status subresource, the others declare their resources
+# in harness/apiserver/subresources/; "gen" when the strategy sets metadata.generation). Kind names are
 # checked against the 1.32 schemas (tests/test_builtin_kinds.py); what a kind's objects may contain
 # comes from those schemas, not from here.
 _GENERIC = """
@@ -112,7 +112,7 @@ horizontalpodautoscalers HorizontalPodAutoscaler ns hpa all status gen
 [batch/v1]
 cronjobs CronJob ns cj all status gen
 [certificates.k8s.io/v1]
-certificatesigningrequests CertificateSigningRequest cluster csr - status,approval
+certificatesigningrequests CertificateSigningRequest cluster csr - status
 [discovery.k8s.io/v1]
 endpointslices EndpointSlice ns - - - gen
 [events.k8s.io/v1]
@@ -146,11 +146,9 @@ def _generic(api_version: str, line: str) -> ResourceType:
     rest += ["-"] * (4 - len(rest))
     short, categories, subresources, generation = (() if v == "-" else tuple(v.split(",")) for v in rest)
     group, _, version = api_version.rpartition("/")
-    extra = tuple(sub for sub in subresources if sub != "status")
     return ResourceType(
         group, version, kind, plural, scope == "ns", kind.lower(), short, categories, status="status" in subresources,
         has_generation=bool(generation), name_rule="path" if group in _PATH_NAMED_GROUPS else "subdomain",
-        extra_subresources=extra,
     )
 
 

@@ -1,6 +1,6 @@
 """PodDisruptionBudget rules in one place: what a budget selects, its DisruptionAllowed condition, and
 the arithmetic of its status (expected pods, desired healthy, disruptions allowed), shared by the
-eviction subresource (harness/apiserver/eviction.py) and the disruption controller
+eviction subresource (harness/apiserver/subresources/eviction.py) and the disruption controller
 (harness/world/disruption.py), as ``pdbhelper`` and the disruption controller share them upstream.
 """
 

@@ -26,7 +26,8 @@ class ResourceType:
     singular: str = ""
     short_names: tuple[str, ...] = ()
     categories: tuple[str, ...] = ()
-    # Subresources besides the ones the apiserver adds for every kind.
+    # Whether the kind has the status and scale subresources (a CRD says so in its version); every
+    # other subresource declares the resources it serves (harness/apiserver/subresources/).
     status: bool = False
     scale: bool = False
     # Custom resources: generation counts any non-metadata, non-status change; PUT needs an RV;
@@ -37,8 +38,6 @@ class ResourceType:
     # name rule for metadata.name: "subdomain", "label", "label1035", "path".
     name_rule: str = "subdomain"
     verbs: tuple[str, ...] = VERBS_ALL
-    # Extra subresources served by special handlers: "eviction", "binding", "finalize".
-    extra_subresources: tuple[str, ...] = ()
     # Table columns for `kubectl get`: (name, type, json path or None, priority, description).
     columns: tuple[tuple[str, str, str, int, str], ...] = field(default=(), compare=False)
     # CRD `selectableFields` json paths (custom resources only).
@@ -61,15 +60,6 @@ class ResourceType:
     def qualified(self) -> str:
         """``plural.group`` as used in error messages (``pods``, ``deployments.apps``)."""
         return f"{self.plural}.{self.group}" if self.group else self.plural
-
-    def subresources(self) -> tuple[str, ...]:
-        out: list[str] = []
-        if self.status:
-            out.append("status")
-        if self.scale:
-            out.append("scale")
-        out.extend(self.extra_subresources)
-        return tuple(out)
 
 
 class Registry:

@@ -210,7 +210,9 @@ class APIServer:
             raise errors.not_found(rt.plural, rt.group, name)
         return obj
 
-    def _check_namespace_for_create(self, rt: ResourceType, namespace: str, name: str) -> None:
+    def check_namespace_for_create(self, rt: ResourceType, namespace: str, name: str) -> None:
+        """NamespaceLifecycle admission of a create: 404 for a missing namespace, 403
+        ``NamespaceTerminating`` for a deleting one (a subresource create runs it too)."""
         if not rt.namespaced:
             return
         ns = self.store.get(self.skey(builtins.NAMESPACE), ("", namespace))
@@ -336,7 +338,7 @@ class APIServer:
         if generated:
             meta["name"] = meta["generateName"] + _suffix()
         self._validate(rt, obj, None)
-        self._check_namespace_for_create(rt, ns, meta["name"])
+        self.check_namespace_for_create(rt, ns, meta["name"])
         skey = self.skey(rt)
         if self.store.get(skey, (ns, meta["name"])) is not None:
             for _ in range(GENERATE_NAME_RETRIES if generated else 0):
@@ -541,10 +543,10 @@ class APIServer:
                     "metadata.resourceVersion", errors.GoLiteral("0x0"), "must be specified for an update"
                 )],
             )
-        return self._commit_update(rt, old, new, subresource=subresource, dry_run=dry_run, user=user, verb="update",
+        return self.commit_update(rt, old, new, subresource=subresource, dry_run=dry_run, user=user, verb="update",
                                    manager=_manager(field_manager, user))
 
-    def _commit_update(
+    def commit_update(
         self,
         rt: ResourceType,
         old: dict[str, Any],
@@ -557,8 +559,10 @@ class APIServer:
         manager: str,
         applied: list[dict[str, Any]] | None = None,
     ) -> dict[str, Any]:
-        # ``applied``: managedFields an apply already computed; otherwise the write records an
-        # Update entry for ``manager``.
+        """Write ``new`` over the stored ``old`` as an update does after reading the body: status
+        separation, generation, validation, admission, managedFields, no-op and dry-run handling,
+        finalization. ``applied``: managedFields already computed (an apply, the scale
+        subresource); otherwise the write records an Update entry for ``manager``."""
         meta_old = old["metadata"]
         if subresource in STATUS_LIKE_SUBRESOURCES:
             merged = clone(old)
@@ -691,7 +695,7 @@ class APIServer:
         rv = _meta(result).get("resourceVersion")
         if rv and rv != old["metadata"]["resourceVersion"]:
             raise errors.conflict(rt.plural, rt.group, name)
-        return 200, self._commit_update(rt, old, result, subresource=subresource, dry_run=dry_run, user=user,
+        return 200, self.commit_update(rt, old, result, subresource=subresource, dry_run=dry_run, user=user,
                                         verb="patch", manager=_manager(field_manager, user))
 
     def _apply(
@@ -745,7 +749,7 @@ class APIServer:
                                      applied=result.managed_fields)
         result = managedfields.apply(rt, self._out(rt, stored), config, field_manager, self.now(), force=force,
                                      subresource=subresource)
-        return 200, self._commit_update(rt, stored, result.obj, subresource=subresource, dry_run=dry_run, user=user,
+        return 200, self.commit_update(rt, stored, result.obj, subresource=subresource, dry_run=dry_run, user=user,
                                         verb="apply", manager=field_manager, applied=result.managed_fields)
 
     # -- delete ------------------------------------------------------------------------------------
@@ -953,103 +957,59 @@ class APIServer:
                     raise
         return listed
 
-    # -- subresources --------------------------------------------------------------------------------
+    # -- operations for subresources (harness/apiserver/subresources/) -------------------------------
 
-    def finalize_namespace(self, name: str, body: Any, *, user: str = "admin", dry_run: bool = False) -> dict[str, Any]:
-        """PUT ``namespaces/<name>/finalize``: replaces ``spec.finalizers``; an empty list on a
-        deleting namespace without metadata finalizers removes it."""
-        rt = builtins.NAMESPACE
-        old = self._get_stored(rt, None, name)
-        if not isinstance(body, dict):
-            raise errors.bad_request("the body of the request was not a JSON object")
-        new = clone(old)
-        new["spec"] = {"finalizers": list((body.get("spec") or {}).get("finalizers") or [])}
-        if new == old or dry_run:
-            return self._out(rt, new)
+    def stored(self, rt: ResourceType, namespace: str | None, name: str) -> dict[str, Any]:
+        """A copy of the object as stored (storage version, no conversion), or 404 ``NotFound``."""
+        return clone(self._get_stored(rt, namespace, name))
+
+    def present(self, rt: ResourceType, obj: dict[str, Any]) -> dict[str, Any]:
+        """A stored-form object as a client sees it (a copy at the resource's apiVersion)."""
+        return self._out(rt, obj)
+
+    def select(
+        self, rt: ResourceType, namespace: str | None, predicate: Callable[[dict[str, Any]], bool]
+    ) -> list[dict[str, Any]]:
+        """Copies of the stored objects of ``rt`` in ``namespace`` for which ``predicate`` holds
+        (it sees the stored objects: it must not change them)."""
+        return [clone(obj) for obj in self.store.items(self.skey(rt), namespace) if predicate(obj)]
+
+    def write(
+        self,
+        rt: ResourceType,
+        old: dict[str, Any],
+        new: dict[str, Any],
+        *,
+        verb: str,
+        code: int,
+        subresource: str,
+        user: str = "admin",
+    ) -> dict[str, Any]:
+        """Store ``new`` (already checked by the subresource) in place of ``old`` with a new
+        resourceVersion and audit it as ``verb``/``subresource``; a deleting object left without
+        finalizers is removed instead. Nothing is written when it does not fit (413)."""
         if self._finalized(rt, new):
-            return self._remove(rt, old, new, user=user, verb="update", subresource="finalize")
+            return self._remove(rt, old, new, user=user, verb=verb, subresource=subresource)
         limits.fit(new)
-        new["metadata"]["resourceVersion"] = self.store.next_rv()
-        self.store.put(self.skey(rt), ("", name), new)
-        self._record("update", rt, "", name, user, 200, old, new, "finalize")
+        meta = new["metadata"]
+        meta["resourceVersion"] = self.store.next_rv()
+        key = self._key(rt, meta.get("namespace"), meta["name"])
+        self.store.put(self.skey(rt), key, new)
+        self._record(verb, rt, key[0], key[1], user, code, old, new, subresource)
         return self._out(rt, new)
 
-    def bind_pod(
-        self, namespace: str, name: str, body: Any, *, user: str = "admin", dry_run: bool = False
+    def update_status(
+        self, rt: ResourceType, namespace: str | None, name: str, obj: dict[str, Any], *, user: str = "admin"
     ) -> dict[str, Any]:
-        """POST ``pods/<name>/binding``: assigns an unscheduled pod to ``target.name``."""
-        rt = builtins.POD
-        if not isinstance(body, dict) or not isinstance(body.get("target"), dict) or not body["target"].get("name"):
-            raise errors.invalid_object("Binding", "", name, [errors.required("target.name")])
-        old = self._get_stored(rt, namespace, name)
-        node = body["target"]["name"]
-        current = (old.get("spec") or {}).get("nodeName")
-        if current:
-            raise errors.conflict("pods", "", name, f'pod {name} is already assigned to node "{current}"')
-        if old["metadata"].get("deletionTimestamp"):
-            raise errors.conflict("pods", "", name, f"pod {name} is being deleted, cannot be assigned to a host")
-        new = clone(old)
-        new["spec"]["nodeName"] = node
-        conditions = [c for c in new.setdefault("status", {}).get("conditions", []) if c.get("type") != "PodScheduled"]
-        conditions.append({"type": "PodScheduled", "status": "True", "lastProbeTime": None,
-                           "lastTransitionTime": self.now()})
-        new["status"]["conditions"] = conditions
-        if not dry_run:
-            limits.fit(new)
-            new["metadata"]["resourceVersion"] = self.store.next_rv()
-            self.store.put(self.skey(rt), (namespace, name), new)
-            self._record("create", rt, namespace, name, user, 201, old, new, "binding")
-        return errors.status(201, "", "", None, success=True)
+        """A status-only update (``PUT <resource>/status``) of ``obj``."""
+        return self.update(rt, namespace, name, obj, subresource="status", user=user)
 
-    def get_scale(self, rt: ResourceType, namespace: str | None, name: str) -> dict[str, Any]:
-        """``autoscaling/v1`` Scale of a Deployment, ReplicaSet, StatefulSet or ReplicationController."""
-        if not rt.scale:
-            raise errors.not_found(f"{rt.plural}/scale", rt.group, name)
-        obj = self._get_stored(rt, namespace, name)
-        selector = (obj.get("spec") or {}).get("selector")
-        if rt.kind == "ReplicationController" and isinstance(selector, dict):
-            selector = {"matchLabels": selector}  # its selector is a plain label map
-        parsed = selectors.label_selector_from_dict(selector) if isinstance(selector, dict) else None
-        meta = obj["metadata"]
-        return {
-            "kind": "Scale",
-            "apiVersion": "autoscaling/v1",
-            "metadata": {k: meta[k] for k in ("name", "namespace", "uid", "resourceVersion", "creationTimestamp")
-                         if k in meta},
-            "spec": {"replicas": int((obj.get("spec") or {}).get("replicas", 0) or 0)},
-            "status": {"replicas": int((obj.get("status") or {}).get("replicas", 0) or 0),
-                       "selector": str(parsed) if parsed is not None else ""},
-        }
-
-    def update_scale(
-        self, rt: ResourceType, namespace: str | None, name: str, scale: Any, *, user: str = "admin",
-        dry_run: bool = False, field_manager: str | None = None,
-    ) -> dict[str, Any]:
-        """Set ``spec.replicas`` from a Scale; a stale resourceVersion in it is a 409."""
-        if not rt.scale:
-            raise errors.not_found(f"{rt.plural}/scale", rt.group, name)
-        if isinstance(scale, dict):
-            scale = decoding.decode(builtins.SCALE, scale)  # typed: `replicas: "x"` is the decoder's 400
-        if not isinstance(scale, dict) or not isinstance(scale.get("spec"), dict):
-            raise errors.bad_request("the body of the request was not a Scale")
-        replicas = scale["spec"].get("replicas")
-        if not isinstance(replicas, int) or isinstance(replicas, bool) or replicas < 0:
-            raise errors.invalid_object(
-                "Scale", "autoscaling", name,
-                [errors.invalid("spec.replicas", replicas, "must be greater than or equal to 0")],
-            )
-        old = self._get_stored(rt, namespace, name)
-        rv = _meta(scale).get("resourceVersion")
-        if rv and rv != old["metadata"]["resourceVersion"]:
-            raise errors.conflict(f"{rt.plural}", rt.group, name)
-        new = clone(old)
-        new.setdefault("spec", {})["replicas"] = replicas
-        # The Scale write is recorded as the manager's entry for the "scale" subresource.
-        managed = managedfields.record_update(rt, old, new, _manager(field_manager, user), self.now(),
-                                              subresource="scale")
-        self._commit_update(rt, old, new, subresource="", dry_run=dry_run, user=user, verb="update",
-                            manager=_manager(field_manager, user), applied=managed or [])
-        return self.get_scale(rt, namespace, name)
+    def delete_dry_run(
+        self, rt: ResourceType, namespace: str | None, name: str, options: dict[str, Any], *, user: str = "admin"
+    ) -> tuple[int, dict[str, Any]]:
+        """Everything a DELETE with ``options`` checks (preconditions, options, admission), writing
+        nothing: a subresource's way to know a later delete will pass before its first write."""
+        return self.delete(rt, namespace, name, {**options, "dryRun": ["All"]}, user=user)
 
 
 def _single_equality(field_selector: str | None, names: tuple[str, ...]) -> str | None:

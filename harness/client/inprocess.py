@@ -9,11 +9,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from harness.apiserver import eviction
+from harness.apiserver import subresources
 from harness.apiserver.clusters import ClusterSet, cluster_from_url, server_from_kubeconfig
 from harness.apiserver.resources import ResourceType
 from harness.apiserver.server import APIServer
 from harness.apiserver.store import clone
+from harness.apiserver.subresources import SubresourceRequest
 from harness.apiserver.watch import Watch
 from harness.kube.errors import StatusError
 from harness.kube.names.meta import MERGE_PATCH_CONTENT_TYPE
@@ -134,12 +135,26 @@ class InProcessClient:
         return self._server.update(rt, meta.get("namespace"), meta.get("name", ""), obj, dry_run=dry_run,
                                    user=self.user)
 
+    def _subresource(
+        self, rt: ResourceType, name: str, subresource: str, namespace: str | None, *, dry_run: bool = False,
+        field_manager: str | None = None, force: bool = False,
+    ) -> tuple[subresources.Subresource | None, SubresourceRequest]:
+        """The subresource from the table (None when ``rt`` has none by that name) and the request to it."""
+        request = SubresourceRequest(self._server, rt, namespace, name, user=self.user, dry_run=dry_run,
+                                     field_manager=field_manager, force=force)
+        return subresources.lookup(rt, subresource), request
+
     def update_status(self, obj: dict[str, Any], *, dry_run: bool = False) -> dict[str, Any]:
         rt = self._rt_of(obj)
         meta = obj.get("metadata") or {}
         self._fault("update", rt, meta.get("namespace"), meta.get("name", ""), "status")
-        return self._server.update(rt, meta.get("namespace"), meta.get("name", ""), obj, subresource="status",
-                                   dry_run=dry_run, user=self.user)
+        status, request = self._subresource(rt, meta.get("name", ""), "status", meta.get("namespace"),
+                                            dry_run=dry_run)
+        if status is None:
+            # A kind without the subresource: the server's own 404 for it.
+            return self._server.update(rt, meta.get("namespace"), meta.get("name", ""), obj, subresource="status",
+                                       dry_run=dry_run, user=self.user)
+        return status.update(request, obj)
 
     def patch(
         self,
@@ -157,6 +172,11 @@ class InProcessClient:
     ) -> dict[str, Any]:
         rt = self._rt(api_version, kind)
         self._fault("patch", rt, namespace, name, subresource)
+        if subresource:
+            sub, request = self._subresource(rt, name, subresource, namespace, dry_run=dry_run,
+                                             field_manager=field_manager, force=force)
+            if sub is not None:
+                return sub.patch(request, clone(body), patch_type)[1]
         _, obj = self._server.patch(
             rt, namespace, name, clone(body), patch_type, subresource=subresource,
             dry_run=dry_run, field_manager=field_manager, force=force, user=self.user,
@@ -196,18 +216,25 @@ class InProcessClient:
                                 "metadata": {"name": name, "namespace": namespace}}
         if delete_options is not None:
             body["deleteOptions"] = clone(delete_options)
-        self._fault("create", self._rt("v1", "Pod"), namespace, name, "eviction")
-        return eviction.evict(self._server, namespace, name, body, dry_run=dry_run, user=self.user)
+        pods = self._rt("v1", "Pod")
+        self._fault("create", pods, namespace, name, "eviction")
+        eviction, request = self._subresource(pods, name, "eviction", namespace, dry_run=dry_run)
+        assert eviction is not None  # the table serves it for pods
+        return eviction.create(request, body)
 
     def bind(self, name: str, namespace: str, node_name: str) -> dict[str, Any]:
         body = {"apiVersion": "v1", "kind": "Binding", "metadata": {"name": name, "namespace": namespace},
                 "target": {"apiVersion": "v1", "kind": "Node", "name": node_name}}
-        return self._server.bind_pod(namespace, name, body, user=self.user)
+        binding, request = self._subresource(self._rt("v1", "Pod"), name, "binding", namespace)
+        assert binding is not None  # the table serves it for pods
+        return binding.create(request, body)
 
     def finalize_namespace(self, name: str, finalizers: list[str]) -> dict[str, Any]:
         body = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name},
                 "spec": {"finalizers": list(finalizers)}}
-        return self._server.finalize_namespace(name, body, user=self.user)
+        finalize, request = self._subresource(self._rt("v1", "Namespace"), name, "finalize", None)
+        assert finalize is not None  # the table serves it for namespaces
+        return finalize.update(request, body)
 
     def now(self) -> float:
         return self._clusters.clock.now()
@@ -220,7 +247,8 @@ class InProcessClient:
                 continue
             seen.add((rt.group, rt.plural))
             out.append({"apiVersion": rt.api_version, "group": rt.group, "kind": rt.kind, "plural": rt.plural,
-                        "namespaced": rt.namespaced, "verbs": list(rt.verbs), "subresources": list(rt.subresources())})
+                        "namespaced": rt.namespaced, "verbs": list(rt.verbs),
+                        "subresources": list(subresources.names(rt))})
         return out
 
     def for_kubeconfig(self, kubeconfig: str, user: str | None = None) -> InProcessClient:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from harness.apiserver import subresources
 from harness.apiserver.http.negotiation import MediaType
 from harness.apiserver.http.responses import path_not_found
 from harness.apiserver.resources import Registry, ResourceType
@@ -21,17 +22,6 @@ DISCOVERY_VERSION = "v2"
 DISCOVERY_LIST_KIND = "APIGroupDiscoveryList"
 AGGREGATED_CONTENT_TYPE = f"application/json;g={DISCOVERY_GROUP};v={DISCOVERY_VERSION};as={DISCOVERY_LIST_KIND}"
 FRESHNESS_CURRENT = "Current"
-SUBRESOURCE_VERBS = ("get", "patch", "update")
-
-# Subresources served by special handlers: (kind group, kind version, kind, verbs); an empty
-# group/version means the parent's.
-_SPECIAL_SUBRESOURCES: dict[str, tuple[str, str, str, tuple[str, ...]]] = {
-    "eviction": ("policy", "v1", "Eviction", ("create",)),
-    "binding": ("", "", "Binding", ("create",)),
-    "finalize": ("", "", "", ("update",)),
-    "approval": ("", "", "", SUBRESOURCE_VERBS),
-}
-_SCALE = ("autoscaling", "v1", "Scale", SUBRESOURCE_VERBS)
 
 _KUBE_VERSION = re.compile(r"^v(\d+)(?:(alpha|beta)(\d+))?$")
 
@@ -66,16 +56,11 @@ def _versions(registry: Registry, group: str) -> list[str]:
 
 
 def _subresources(rt: ResourceType) -> list[tuple[str, str, str, str, tuple[str, ...]]]:
-    """(name, group, version, kind, verbs) of each subresource of ``rt``."""
+    """(name, group, version, kind, verbs) of each subresource of ``rt``, from the subresource table."""
     out = []
-    for sub in rt.subresources():
-        if sub == "status":
-            out.append((sub, rt.group, rt.version, rt.kind, SUBRESOURCE_VERBS))
-        elif sub == "scale":
-            out.append((sub, *_SCALE))
-        elif sub in _SPECIAL_SUBRESOURCES:
-            group, version, kind, verbs = _SPECIAL_SUBRESOURCES[sub]
-            out.append((sub, group or rt.group, version or rt.version, kind or rt.kind, verbs))
+    for sub in subresources.of(rt):
+        group, version, kind = sub.response_kind(rt)
+        out.append((sub.name, group, version, kind, sub.verbs))
     return out
 
 

@@ -1,9 +1,10 @@
 """REST routing: a parsed API path plus an HTTP method becomes one :class:`APIServer` call.
 
-GET is get, list or watch (``?watch=1|true`` or the legacy ``/watch/`` path); POST creates (or
-evicts/binds on ``pods/<n>/eviction|binding``); PUT updates (``/status``, ``/scale``,
-``namespaces/<n>/finalize``); PATCH takes all four patch types; DELETE deletes one object or,
-on a collection, every matching one. Discovery documents are answered here too.
+GET is get, list or watch (``?watch=1|true`` or the legacy ``/watch/`` path); POST creates; PUT
+updates; PATCH takes all four patch types; DELETE deletes one object or, on a collection, every
+matching one. A request for a subresource goes to its object in the subresource table
+(``harness/apiserver/subresources/``), which says which methods it answers; the kubelet's streams
+go to ``streaming.py``. Discovery documents are answered here too.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import Response
 
-from harness.apiserver import builtins, decoding, eviction, faults, managedfields, parsing, patch, reviews
+from harness.apiserver import builtins, decoding, faults, managedfields, parsing, reviews, subresources
 from harness.apiserver.http import bodies, discovery, options, streaming
 from harness.apiserver.http.negotiation import parse_accept
 from harness.apiserver.http.protocol import ServedWorld
@@ -46,32 +47,19 @@ from harness.apiserver.http.watchstream import (
 )
 from harness.apiserver.resources import ResourceType
 from harness.apiserver.server import APIServer
+from harness.apiserver.subresources import Subresource, SubresourceRequest, binding
 from harness.kube import errors
 from harness.kube.names.meta import (
     ADDED,
     APPLY_PATCH_CONTENT_TYPE,
     AUDIT_ID_HEADER,
     DELETED,
-    JSON_PATCH_CONTENT_TYPE,
-    MERGE_PATCH_CONTENT_TYPE,
     META_GROUP,
     MODIFIED,
-    STRATEGIC_MERGE_PATCH_CONTENT_TYPE,
 )
 
-# Which methods each subresource answers ("" is the resource itself).
-_SUBRESOURCE_METHODS = {
-    "": ("GET", "POST", "PUT", "PATCH", "DELETE"),
-    "status": ("GET", "PUT", "PATCH"),
-    "scale": ("GET", "PUT", "PATCH"),
-    "eviction": ("POST",),
-    "binding": ("POST",),
-    "finalize": ("PUT",),
-    "approval": ("GET", "PUT", "PATCH"),
-}
-_SCALE_PATCH_TYPES = [
-    JSON_PATCH_CONTENT_TYPE, MERGE_PATCH_CONTENT_TYPE, STRATEGIC_MERGE_PATCH_CONTENT_TYPE, APPLY_PATCH_CONTENT_TYPE,
-]
+# The methods a resource itself answers (a subresource's come from its verbs).
+_RESOURCE_METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE")
 
 
 @dataclass
@@ -131,13 +119,25 @@ def _check_scope(rt: ResourceType, info: RequestInfo, method: str) -> str | None
     return info.namespace
 
 
-def _check_subresource(rt: ResourceType, info: RequestInfo, method: str) -> None:
-    sub = info.subresource
-    served = sub == "" or sub in rt.subresources()
-    if not served:
+def _subresource(rt: ResourceType, info: RequestInfo, method: str) -> Subresource | None:
+    """The subresource addressed (None for the resource itself); 404 when ``rt`` has none by that
+    name, 405 for a method it does not answer (a streaming one answers its methods itself)."""
+    if not info.subresource:
+        if method not in _RESOURCE_METHODS:
+            raise method_not_allowed()
+        return None
+    sub = subresources.lookup(rt, info.subresource)
+    if sub is None:
         raise path_not_found()
-    if method not in _SUBRESOURCE_METHODS.get(sub, ()):
+    if not sub.streaming and method not in sub.methods:
         raise method_not_allowed()
+    return sub
+
+
+def _sub_request(call: Call, rt: ResourceType, namespace: str | None, info: RequestInfo, *, dry_run: bool = False,
+                 field_manager: str | None = None, force: bool = False) -> SubresourceRequest:
+    return SubresourceRequest(call.server, rt, namespace, info.name, user=call.user, dry_run=dry_run,
+                              field_manager=field_manager, force=force)
 
 
 def _require_verb(rt: ResourceType, verb: str) -> None:
@@ -190,17 +190,17 @@ async def _resource(call: Call, info: RequestInfo) -> Response:
     method = request.method
     rt = call.server.registry.by_plural(info.group, info.version, info.resource)
     namespace = _check_scope(rt, info, method)
-    if rt.group == "" and rt.plural == "pods" and info.name and info.subresource in streaming.STREAMING:
+    sub = _subresource(rt, info, method)
+    if sub is not None and sub.streaming:
         return streaming.serve(call.server, request, info.namespace, info.name, info.subresource)
-    _check_subresource(rt, info, method)
     if method == "GET":
-        return _read(call, rt, namespace, info, await _inject(call, info, b""))
+        return _read(call, rt, namespace, info, sub, await _inject(call, info, b""))
     raw = await bodies.read_body(request)
     await _inject(call, info, raw)
     if method in _WRITE_OPTIONS:
         directive = options.field_validation(request.query_params, _WRITE_OPTIONS[method])
         with decoding.request_scope(directive, raw) as scope:
-            response = _WRITES[method](call, rt, namespace, info, raw)
+            response = _WRITES[method](call, rt, namespace, info, sub, raw)
         for text in scope.warnings:
             response.headers.append(WARNING_HEADER, warning_value(text))
         return response
@@ -220,19 +220,18 @@ def _table_writer(call: Call, rt: ResourceType) -> TableWriter | None:
 
 
 def _read(
-    call: Call, rt: ResourceType, namespace: str | None, info: RequestInfo, fault: faults.FaultRule | None = None
+    call: Call, rt: ResourceType, namespace: str | None, info: RequestInfo, sub: Subresource | None,
+    fault: faults.FaultRule | None = None,
 ) -> Response:
     query = call.request.query_params
     server = call.server
     watching = info.watch_path or options.parse_bool("watch", query.get("watch"))
     if watching:
         return _watch(call, rt, namespace, info, fault)
-    writer = _table_writer(call, rt) if info.subresource in ("", "status") else None
+    writer = _table_writer(call, rt) if sub is None or sub.tables else None
     if info.name:
         _require_verb(rt, "get")
-        if info.subresource == "scale":
-            return json_response(server.get_scale(rt, namespace, info.name))
-        obj = server.get(rt, namespace, info.name)
+        obj = sub.get(_sub_request(call, rt, namespace, info)) if sub else server.get(rt, namespace, info.name)
         return json_response(writer.for_object(obj, call.world.now()) if writer else obj)
     _require_verb(rt, "list")
     limit = options.parse_int("limit", query.get("limit"))
@@ -331,19 +330,15 @@ def _object_body(call: Call, raw: bytes) -> Any:
     return bodies.decode_object(raw, call.request.headers.get("content-type"))
 
 
-def _post(call: Call, rt: ResourceType, namespace: str | None, info: RequestInfo, raw: bytes) -> Response:
+def _post(
+    call: Call, rt: ResourceType, namespace: str | None, info: RequestInfo, sub: Subresource | None, raw: bytes
+) -> Response:
     query = call.request.query_params
     server = call.server
-    if info.subresource == "eviction":
+    if sub is not None:
         body = _object_body(call, raw)
-        result = eviction.evict(
-            server, info.namespace, info.name, body, dry_run=options.dry_run(query, "CreateOptions"), user=call.user
-        )
-        return json_response(result, int(result.get("code") or 201))
-    if info.subresource == "binding":
-        body = _object_body(call, raw)
-        result = server.bind_pod(
-            info.namespace, info.name, body, user=call.user, dry_run=options.dry_run(query, "CreateOptions")
+        result = sub.create(
+            _sub_request(call, rt, namespace, info, dry_run=options.dry_run(query, "CreateOptions")), body
         )
         return json_response(result, int(result.get("code") or 201))
     if info.name:
@@ -354,51 +349,36 @@ def _post(call: Call, rt: ResourceType, namespace: str | None, info: RequestInfo
         return json_response(reviews.answer(rt, namespace, body, call.user), 201)
     if rt == builtins.BINDING:
         # POST .../bindings is the older spelling of pods/<name>/binding; the Binding names the Pod.
-        name = ((body.get("metadata") or {}).get("name") if isinstance(body, dict) else None) or ""
-        result = server.bind_pod(namespace, str(name), body, user=call.user,
-                                 dry_run=options.dry_run(query, "CreateOptions"))
+        result = binding.bind_named(server, namespace or "", body, user=call.user,
+                                    dry_run=options.dry_run(query, "CreateOptions"))
         return json_response(result, int(result.get("code") or 201))
     created = server.create(rt, namespace, body, dry_run=options.dry_run(query, "CreateOptions"), user=call.user,
                             field_manager=_field_manager(call))
     return json_response(created, 201)
 
 
-def _put(call: Call, rt: ResourceType, namespace: str | None, info: RequestInfo, raw: bytes) -> Response:
+def _put(
+    call: Call, rt: ResourceType, namespace: str | None, info: RequestInfo, sub: Subresource | None, raw: bytes
+) -> Response:
     if not info.name:
         raise method_not_allowed()
     _require_verb(rt, "update")
     server = call.server
     dry_run = options.dry_run(call.request.query_params, "UpdateOptions")
     body = _object_body(call, raw)
-    if info.subresource == "scale":
-        return json_response(server.update_scale(rt, namespace, info.name, body, user=call.user, dry_run=dry_run,
-                                                 field_manager=_field_manager(call)))
-    if info.subresource == "finalize":
-        return json_response(server.finalize_namespace(info.name, body, user=call.user, dry_run=dry_run))
+    if sub is not None:
+        manager = _field_manager(call) if sub.field_managed else None
+        return json_response(sub.update(_sub_request(call, rt, namespace, info, dry_run=dry_run,
+                                                     field_manager=manager), body))
     updated = server.update(
-        rt, namespace, info.name, body, subresource=info.subresource, dry_run=dry_run, user=call.user,
-        field_manager=_field_manager(call),
+        rt, namespace, info.name, body, dry_run=dry_run, user=call.user, field_manager=_field_manager(call),
     )
     return json_response(updated)
 
 
-def _patch_scale(
-    call: Call, rt: ResourceType, namespace: str | None, name: str, body: Any, patch_type: str, dry_run: bool
-) -> dict[str, Any]:
-    server = call.server
-    scale = server.get_scale(rt, namespace, name)
-    if patch_type == JSON_PATCH_CONTENT_TYPE:
-        patched = patch.json_patch(scale, body)
-    elif patch_type in _SCALE_PATCH_TYPES:
-        # A Scale has no lists, so strategic merge and apply come down to a JSON merge.
-        patched = patch.merge_patch(scale, body)
-    else:
-        raise errors.unsupported_media_type(patch_type, _SCALE_PATCH_TYPES)
-    return server.update_scale(rt, namespace, name, patched, user=call.user, dry_run=dry_run,
-                               field_manager=_field_manager(call))
-
-
-def _patch(call: Call, rt: ResourceType, namespace: str | None, info: RequestInfo, raw: bytes) -> Response:
+def _patch(
+    call: Call, rt: ResourceType, namespace: str | None, info: RequestInfo, sub: Subresource | None, raw: bytes
+) -> Response:
     if not info.name:
         raise method_not_allowed()
     _require_verb(rt, "patch")
@@ -407,19 +387,16 @@ def _patch(call: Call, rt: ResourceType, namespace: str | None, info: RequestInf
     patch_type = bodies.patch_type(content_type)
     body = bodies.decode_patch(raw, content_type)
     dry_run = options.dry_run(query, "PatchOptions")
-    if info.subresource == "scale":
-        return json_response(_patch_scale(call, rt, namespace, info.name, body, patch_type, dry_run))
+    applying = patch_type == APPLY_PATCH_CONTENT_TYPE and (sub is None or sub.applies)
+    field_manager = query.get("fieldManager") or None if applying else _field_manager(call)
+    # Only what takes apply reads ``force`` (a Scale patch is a merge whatever its type).
+    force = options.parse_bool("force", query.get("force")) if sub is None or sub.applies else False
+    if sub is not None:
+        code, result = sub.patch(_sub_request(call, rt, namespace, info, dry_run=dry_run, field_manager=field_manager,
+                                              force=force), body, patch_type)
+        return json_response(result, code)
     code, result = call.server.patch(
-        rt,
-        namespace,
-        info.name,
-        body,
-        patch_type,
-        subresource=info.subresource,
-        dry_run=dry_run,
-        field_manager=query.get("fieldManager") or None
-        if patch_type == APPLY_PATCH_CONTENT_TYPE else _field_manager(call),
-        force=options.parse_bool("force", query.get("force")),
+        rt, namespace, info.name, body, patch_type, dry_run=dry_run, field_manager=field_manager, force=force,
         user=call.user,
     )
     return json_response(result, code)

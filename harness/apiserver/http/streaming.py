@@ -26,14 +26,13 @@ from starlette.responses import Response
 from harness.apiserver import builtins
 from harness.apiserver.http import options
 from harness.apiserver.server import APIServer
+from harness.apiserver.subresources import streams
 from harness.clock import parse_rfc3339
 from harness.kube import errors
 
-LOG = "log"
-EXEC = "exec"
-ATTACH = "attach"
-PORTFORWARD = "portforward"
-STREAMING = (LOG, EXEC, ATTACH, PORTFORWARD)
+# Declared (verbs, discovery) in harness/apiserver/subresources/streams.py; answered here.
+LOG = streams.LOG.name
+PORTFORWARD = streams.PORTFORWARD.name
 LOG_ANNOTATION = "harness.test/log"
 KUBELET_PORT = 10250
 TEXT_PLAIN = "text/plain"
@@ -90,7 +89,7 @@ def _wants_upgrade(request: Request) -> bool:
 
 
 def serve(server: APIServer, request: Request, namespace: str, name: str, subresource: str) -> Response:
-    """The answer to ``pods/<name>/<subresource>`` for one of :data:`STREAMING`."""
+    """The answer to ``pods/<name>/<subresource>`` for a subresource of :mod:`.subresources.streams`."""
     if subresource == LOG:
         if request.method != "GET":
             raise errors.method_not_allowed("the server does not allow this method on the requested resource")

@@ -22,8 +22,10 @@
    the caller's ``deleteOptions`` (graceful deletion is the server's);
 7. success is ``201`` with a bare ``Status``.
 
-The ``DisruptionAllowed`` condition rules of ``component-helpers/apps/poddisruptionbudget`` live
-here too; the disruption controller (``harness.world.disruption``) uses the same functions.
+The PDB rules (selection, readiness, the ``DisruptionAllowed`` condition) are
+``harness/apiserver/pdb.py``'s, shared with the disruption controller. Every read and write goes
+through :class:`APIServer`'s public operations (``select``, ``update_status``, ``delete_dry_run``,
+``check_namespace_for_create``).
 """
 
 from __future__ import annotations
@@ -32,8 +34,9 @@ from typing import Any
 
 from harness.apiserver import builtins, deleteoptions
 from harness.apiserver.pdb import ALWAYS_ALLOW, is_pod_ready, pdb_selects, update_disruption_allowed_condition
+from harness.apiserver.resources import ResourceType
 from harness.apiserver.server import APIServer
-from harness.apiserver.store import clone
+from harness.apiserver.subresources.base import CREATE, ServedBy, SubresourceRequest
 from harness.kube import errors
 from harness.kube.names.core import (
     CONDITION_TRUE,
@@ -181,11 +184,9 @@ def _still_processing(pdb_name: str) -> errors.StatusError:
 
 
 def _matching_pdbs(server: APIServer, pod: dict[str, Any]) -> list[dict[str, Any]]:
-    namespace = pod["metadata"].get("namespace")
     labels = pod["metadata"].get("labels") or {}
-    # Match against the stored objects and copy only the matches (a namespace may hold many PDBs).
-    stored = server.store.items(server.skey(builtins.POD_DISRUPTION_BUDGET), namespace)
-    return [clone(pdb) for pdb in stored if pdb_selects(pdb, labels)]
+    return server.select(builtins.POD_DISRUPTION_BUDGET, pod["metadata"].get("namespace"),
+                         lambda pdb: pdb_selects(pdb, labels))
 
 
 def _add_condition_and_delete(
@@ -196,7 +197,7 @@ def _add_condition_and_delete(
     if not _is_dry_run(options):
         latest = _preflight(server, namespace, name, options, user)
         _set_disruption_target(latest, server.now())
-        updated = server.update(builtins.POD, namespace, name, latest, subresource="status", user=user)
+        updated = server.update_status(builtins.POD, namespace, name, latest, user=user)
         if _rv_precondition(options) is not None:
             # The status write moved the resourceVersion; the delete must expect the new one.
             options = _with_rv_precondition(options, updated["metadata"]["resourceVersion"])
@@ -217,7 +218,7 @@ def _preflight(server: APIServer, namespace: str, name: str, options: dict[str, 
     if pre.get("resourceVersion") and pre["resourceVersion"] != meta.get("resourceVersion"):
         text = RV_PRECONDITION_MSG.format(pre["resourceVersion"], meta.get("resourceVersion"))
         raise errors.conflict(POD_CONFLICT_RESOURCE, "", name, text)
-    server.delete(builtins.POD, namespace, name, {**options, "dryRun": ["All"]}, user=user)
+    server.delete_dry_run(builtins.POD, namespace, name, options, user=user)
     return latest
 
 
@@ -267,7 +268,7 @@ def _check_and_decrement(
     disrupted = dict(status.get("disruptedPods") or {})
     disrupted[pod_name] = now
     status["disruptedPods"] = disrupted
-    server.update(builtins.POD_DISRUPTION_BUDGET, namespace, name, pdb, subresource="status", user=LOOPBACK_USER)
+    server.update_status(builtins.POD_DISRUPTION_BUDGET, namespace, name, pdb, user=LOOPBACK_USER)
 
 
 def _spend_budget(
@@ -300,7 +301,7 @@ def evict(server: APIServer, namespace: str, name: str, body: Any, *, dry_run: b
     resourceVersion precondition where upstream adds one)."""
     meta = _check_body(namespace, body)
     # NamespaceLifecycle is mutating admission: the create handler runs it before EvictionREST.Create.
-    server._check_namespace_for_create(builtins.POD, namespace, name)
+    server.check_namespace_for_create(builtins.POD, namespace, name)
     if meta.get("name") != name:
         raise errors.bad_request(NAME_MISMATCH_MSG)
     options = _delete_options(body, dry_run)
@@ -358,3 +359,21 @@ def evict(server: APIServer, namespace: str, name: str, body: Any, *, dry_run: b
 def _success() -> dict[str, Any]:
     # create.go fills in code 201 for a Status result without one.
     return errors.status(201, "", "", None, success=True)
+
+
+class Eviction(ServedBy):
+    """``pods/eviction``: a ``policy/v1`` Eviction, answered by :func:`evict`."""
+
+    name = "eviction"
+    verbs = (CREATE,)
+    resources = (("", "pods"),)
+
+    def response_kind(self, rt: ResourceType) -> tuple[str, str, str]:
+        return POLICY_GROUP, "v1", EVICTION_KIND
+
+    def create(self, request: SubresourceRequest, body: Any) -> dict[str, Any]:
+        return evict(request.server, request.namespace or "", request.name, body, dry_run=request.dry_run,
+                     user=request.user)
+
+
+EVICTION = Eviction()
