@@ -122,3 +122,20 @@ def test_kubectl_attach_and_port_forward_fail_with_the_status_message(served: Se
     assert forward.returncode != 0 and "error dialing backend" in forward.stderr
     attach = served.kubectl("attach", "talker", check=False)
     assert attach.returncode != 0 and "error dialing backend" in attach.stderr
+
+
+def test_an_exec_over_websocket_is_refused_with_the_status_not_a_bare_403(served: Served) -> None:
+    # The kubernetes Python client and lightkube open exec, attach and port-forward as WebSockets.
+    from kubernetes import client, config
+    from kubernetes.stream import stream
+
+    served.kubectl("apply", "-f", "-", stdin=json.dumps(LOGGED))
+    api = client.CoreV1Api(config.new_client_from_config(str(served.kubeconfig)))
+    with pytest.raises(client.ApiException) as refused:
+        stream(api.connect_get_namespaced_pod_exec, "talker", "default", command=["ls"],
+               stderr=True, stdin=False, stdout=True, tty=False, _request_timeout=30)
+    assert "Handshake status 500" in str(refused.value)
+    assert "error dialing backend: dial tcp 172.18.0.2:10250: connect: connection refused" in str(refused.value)
+    with served.http() as http:
+        # After the refused handshake the server still answers.
+        assert http.get("/api/v1/namespaces/default/pods/talker").status_code == 200

@@ -64,6 +64,16 @@ def test_a_host_header_naming_another_server_is_refused(served: ServeProcess) ->
     assert local.status_code == 200
 
 
+def test_a_websocket_handshake_naming_another_server_is_refused_too(served: ServeProcess) -> None:
+    handshake = {"Connection": "Upgrade", "Upgrade": "websocket", "Sec-WebSocket-Version": "13",
+                 "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ=="}
+    with served.http() as http:
+        rebound = http.get("/api/v1/namespaces/default/pods/p/exec", headers={**handshake, "Host": "attacker.example"})
+        local = http.get("/api/v1/namespaces/default/pods/p/exec", headers=handshake)
+    assert rebound.status_code == 400 and rebound.json()["kind"] == "Status"
+    assert local.status_code == 404 and local.json()["reason"] == "NotFound"  # the pod, past the Host check
+
+
 @pytest.mark.parametrize("source", ["file", "environment"])
 def test_the_token_comes_from_a_file_or_the_environment_not_the_command_line(tmp_path: Path, source: str) -> None:
     secret = "t0ken-from-" + source

@@ -14,6 +14,7 @@ import contextlib
 import logging
 import threading
 from collections.abc import AsyncIterator
+from typing import Any
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
@@ -158,6 +159,41 @@ class HostGuard:
         await self.app(scope, receive, send)
 
 
+WEBSOCKET_HTTP_RESPONSE = "websocket.http.response"
+
+
+class WebSocketAnsweredOverHttp:
+    """ASGI middleware: a WebSocket handshake (``exec``, ``attach``, ``portforward`` as the
+    ``kubernetes`` Python client and lightkube open them, or anything else) is served as the HTTP
+    request it is, and its answer sent as the handshake's HTTP response (the ASGI
+    ``websocket.http.response`` extension), so the client reads a ``Status`` with upstream's code
+    and message instead of the bare 403 an unrouted WebSocket gets. Nothing here ever accepts a
+    WebSocket: no container runtime is behind the server (harness/apiserver/http/streaming.py)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "websocket":
+            await self.app(scope, receive, send)
+            return
+        if WEBSOCKET_HTTP_RESPONSE not in (scope.get("extensions") or {}):
+            await send({"type": "websocket.close", "code": 1008})  # the server cannot say why
+            return
+        request_scope = {**scope, "type": "http", "method": "GET", "http_version": scope.get("http_version", "1.1"),
+                         "scheme": "https" if scope.get("scheme") == "wss" else "http"}
+
+        async def request_body() -> dict[str, Any]:
+            return {"type": "http.request", "body": b"", "more_body": False}
+
+        async def handshake_answer(message: dict[str, Any]) -> None:
+            kind = message["type"]
+            if kind in ("http.response.start", "http.response.body"):
+                await send({**message, "type": kind.replace("http.", "websocket.http.", 1)})
+
+        await self.app(request_scope, request_body, handshake_answer)
+
+
 def create_app(
     world: ServedWorld,
     *,
@@ -195,6 +231,8 @@ def create_app(
     )
     if hosts is not None:
         app.add_middleware(HostGuard, hosts=hosts)
+    # Outermost, so the Host check and everything else see a WebSocket handshake as a GET.
+    app.add_middleware(WebSocketAnsweredOverHttp)
     app.state.world = world
     app.state.stopping = stopping
     app.state.watches = facade.watches

@@ -13,6 +13,8 @@ node address; pkg/registry/core/pod/strategy.go). Past them:
   headers the answer is upstream's 400 ``Upgrade request required``; with them it is the 500 the
   apiserver gives when it cannot dial the kubelet (``error dialing backend: dial tcp
   <node-ip>:10250: connect: connection refused``), which kubectl prints as ``Error from server``.
+  A WebSocket handshake (the Python clients' way) gets the same answer as its HTTP response
+  (``WebSocketAnsweredOverHttp`` in harness/apiserver/http/app.py).
 """
 
 from __future__ import annotations
