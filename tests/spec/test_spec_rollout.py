@@ -8,7 +8,7 @@ from fractions import Fraction
 import pytest
 
 from controllers.rollout import (
-    intstr,
+    fenceposts,
     points,
 )
 from harness.spec.rollout import (
@@ -120,10 +120,10 @@ def test_the_reference_fenceposts_agree_with_the_spec(replicas: int) -> None:
         for unavailable in ["0%", "25%", "50%", 0, 1]:
             rolling = {"maxSurge": surge, "maxUnavailable": unavailable}
             spec = deployment_bounds({"replicas": replicas, "strategy": {"rollingUpdate": rolling}})
-            ref_surge, ref_unavailable = intstr.deployment_fenceposts(surge, unavailable, replicas)
+            ref_surge, ref_unavailable = fenceposts.deployment_fenceposts(surge, unavailable, replicas)
             assert (spec.surge, spec.unavailable) == (ref_surge, min(ref_unavailable, replicas))
             ds = daemon_set_bounds({"updateStrategy": {"rollingUpdate": rolling}}, replicas)
-            ds_surge, ds_unavailable = intstr.daemon_set_fenceposts(surge, unavailable, replicas)
+            ds_surge, ds_unavailable = fenceposts.daemon_set_fenceposts(surge, unavailable, replicas)
             assert (ds.surge, ds.unavailable) == (ds_surge, 0 if ds_surge else ds_unavailable)
 
 
