@@ -97,7 +97,6 @@ MAX_ADVANCE_SECONDS = 31 * 24 * 3600
 SLICE_SECONDS = 0.02
 ADVANCE_TOO_FAR = "seconds: the clock may move at most {} seconds (31 days) per request, not {}"
 TO_TOO_FAR = "to: {} is more than {} seconds (31 days) after the current time {}"
-TO_IN_THE_PAST = "to: {} is before the current time {}: virtual time never goes back"
 SECONDS_OR_TO = 'give exactly one of "seconds" (a number >= 0) or "to" (a time in Unix seconds)'
 SHUTTING_DOWN = "the server is shutting down; the clock stopped at {}"
 INVALID_BODY = "invalid request body: {}"
@@ -330,7 +329,10 @@ def advance_target(now: float, seconds: float | None, to: float | None) -> float
         return now + seconds
     assert to is not None
     if to < now:
-        raise errors.bad_request(TO_IN_THE_PAST.format(to, now))
+        # Virtual time never goes back, and a "to" already passed asks for nothing: the world's own work
+        # (the harness's Runtime Extension passing a hung call's deadline) may have moved the clock past
+        # the instant a lockstep driver aimed at. The answer's "unix" says where the clock is.
+        return now
     if to - now > MAX_ADVANCE_SECONDS:
         raise errors.bad_request(TO_TOO_FAR.format(to, MAX_ADVANCE_SECONDS, now))
     return to
