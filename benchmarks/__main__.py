@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from benchmarks import addons, apiserver, http, machine, rollout, runtime, waits
+from benchmarks import addons, apiserver, conformance, http, machine, rollout, runtime, waits
 
 
 def main() -> None:
@@ -13,6 +13,7 @@ def main() -> None:
     runtime.main()
     addons.main()
     waits.main()
+    conformance.main()
 
 
 if __name__ == "__main__":

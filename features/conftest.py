@@ -156,6 +156,15 @@ def controller_processes(world_server: WorldServer) -> Iterator[ControllerProces
     processes.close()
 
 
+@pytest.fixture(scope="session")
+def command_processes(request: pytest.FixtureRequest) -> Iterator[object]:
+    """The command under test of ``--target controller``/``machine-controller --stdio-control``, each
+    started while the scenario before it runs (None for other targets)."""
+    from harness.targets.machine_controller import command_processes as processes
+
+    yield from processes(request)
+
+
 @pytest.fixture
 def scene(request: pytest.FixtureRequest) -> Iterator[Scene]:
     """A fresh world with every simulator, for one scenario, reached as ``--transport`` says."""

@@ -27,6 +27,12 @@ class InProcessWatch:
         self._watch = watch
 
     @property
+    def in_process_watch(self) -> Watch:
+        """The store's Watch behind this stream (its ``events`` and ``closed``), for a manager that
+        skips idle watches without draining them; not for reading events (they are not copies)."""
+        return self._watch
+
+    @property
     def on_event(self):  # type: ignore[no-untyped-def]
         return self._watch.on_event
 

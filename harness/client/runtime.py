@@ -276,6 +276,17 @@ class _Source:
     known: dict[tuple[str, str], dict[str, Any]] = field(default_factory=dict)
     relist_failures: int = 0
     relist_at: float = 0.0
+    # The in-process Watch behind ``stream`` when there is one: the manager looks at it to skip a watch
+    # with nothing queued without calling into it (a settle pumps every watch at every step).
+    raw: Any = None
+
+    def __post_init__(self) -> None:
+        self.raw = _raw_watch(self.stream)
+
+
+def _raw_watch(stream: WatchStream) -> Any:
+    """The in-process Watch whose ``events`` and ``closed`` tell everything ``stream`` has to give, or None."""
+    return getattr(stream, "in_process_watch", None)
 
 
 class Manager:
@@ -380,6 +391,9 @@ class Manager:
         ended; True if any arrived."""
         moved = False
         for source in list(self._sources):
+            raw = source.raw
+            if raw is not None and not raw.events and not raw.closed:
+                continue  # nothing queued and still open: draining would give nothing
             drain = getattr(source.stream, "drain_shared", None) or source.stream.drain
             events = drain()
             if events:
@@ -421,6 +435,7 @@ class Manager:
             log.debug("%s: re-establishing the watch %s failed: %s", source.controller.name, source.key, err)
             return False
         source.stream = stream
+        source.raw = _raw_watch(stream)
         source.relist_failures = 0
         source.relist_at = 0.0
         kind = source.key[2]

@@ -65,6 +65,7 @@ from harness.targets.process import (
     STOP_SECONDS,
     ControllerProcess,
     ControllerProcessError,
+    ControllerProcesses,
     ProcessScene,
     command_problem,
     controller_kubeconfig,
@@ -204,21 +205,44 @@ class CommandProcess(ControllerProcess):
         super().stop(timeout, **options)
 
 
+class CommandProcesses(ControllerProcesses):
+    """The command under test for one server, started one ahead as the reference controllers' processes
+    are: the control protocol has a command connect to the server only at its first ``settle``
+    (harness/client/remote.py), so the next scenario's command starts (the interpreter, its imports)
+    while the current scenario runs, and its first ``settle`` finds the next world served."""
+
+    def __init__(self, server: str, argv: list[str], *, profiles: list[str], user: str) -> None:
+        super().__init__(server, only=reference_controllers(profiles))
+        self.argv = argv
+        self.user = user
+
+    def start(self) -> ControllerProcess:
+        return CommandProcess(self.server, only=self.only, user=self.user, command=self.argv,
+                              kubeconfig=controller_kubeconfig(self.server, self.user))
+
+
 class LockstepScene(ProcessScene):
     """A :class:`ProcessScene` whose controller process is the command under test, playing the
-    controllers of ``profiles``, beside a world running the other reference controllers."""
+    controllers of ``profiles``, beside a world running the other reference controllers. With
+    ``processes`` (for the same server, command and user) the command is taken from there, started
+    ahead; without, it is started when the scene needs it."""
 
     def __init__(self, argv: list[str], *, server: WorldServer | None = None,
-                 profiles: list[str] | None = None, user: str = MACHINE_CONTROLLER_USER) -> None:
+                 profiles: list[str] | None = None, user: str = MACHINE_CONTROLLER_USER,
+                 processes: CommandProcesses | None = None) -> None:
         self._argv = argv
         self._user = user
         profiles = profiles or [PROFILE]
         world = _world(profiles)
         world.on_clusters_changed(lambda _name: _rewrite(self.process.kubeconfig_path,
                                                          served_kubeconfig(world, self._user)))
-        super().__init__(world, server=server, only=reference_controllers(profiles))
+        if processes is not None and (processes.argv, processes.user) != (argv, user):
+            processes = None
+        super().__init__(world, server=server, only=reference_controllers(profiles), processes=processes)
 
     def _new_process(self) -> ControllerProcess:
+        if self._processes is not None:
+            return self._processes.take()
         return CommandProcess(self.server.base_url, only=self._only, user=self._user, command=self._argv,
                               kubeconfig=controller_kubeconfig(self.server.base_url, self._user))
 
@@ -364,6 +388,22 @@ def target_profiles(config: pytest.Config) -> list[str]:
     return [PROFILE]
 
 
+def command_processes(request: pytest.FixtureRequest) -> Iterator[CommandProcesses | None]:
+    """The command under test started one ahead (``--stdio-control``; None otherwise), for the session
+    (for features/conftest.py); the spare left at the end is stopped."""
+    config = request.config
+    command = config.getoption("--controller-command")
+    if not config.getoption("--stdio-control") or not command or check_options(
+            command, config.getoption("--target"), target_profiles(config), config.getoption("--wall-budget")):
+        yield None
+        return
+    user = UNDER_TEST_USER if config.getoption("--target") == CONTROLLER_TARGET else MACHINE_CONTROLLER_USER
+    server = request.getfixturevalue("world_server")
+    processes = CommandProcesses(server.base_url, shlex.split(command), profiles=target_profiles(config), user=user)
+    yield processes
+    processes.close()
+
+
 def machine_controller_scene(request: pytest.FixtureRequest) -> Iterator[Any]:
     """The scene of a scenario under ``--target controller`` or ``machine-controller`` (for
     features/conftest.py)."""
@@ -378,7 +418,8 @@ def machine_controller_scene(request: pytest.FixtureRequest) -> Iterator[Any]:
     user = UNDER_TEST_USER if target == CONTROLLER_TARGET else MACHINE_CONTROLLER_USER
     argv = shlex.split(command)
     if config.getoption("--stdio-control"):
-        scene: Any = LockstepScene(argv, server=server, profiles=profiles, user=user)
+        processes = request.getfixturevalue("command_processes")
+        scene: Any = LockstepScene(argv, server=server, profiles=profiles, user=user, processes=processes)
     else:
         scene = WallClockScene(argv, server=server, profiles=profiles, user=user,
                                wall_budget=config.getoption("--wall-budget") or WALL_BUDGET_SECONDS)

@@ -206,10 +206,14 @@ class ControllerProcesses:
         self.only = only
         self._spare: ControllerProcess | None = None
 
+    def start(self) -> ControllerProcess:
+        """Start one process (not yet connected: it connects at its first ``settle``)."""
+        return ControllerProcess(self.server, only=self.only)
+
     def take(self) -> ControllerProcess:
         """A process not yet connected (the spare, if one is ready), and a new spare behind it."""
-        process = self._spare if self._spare is not None else ControllerProcess(self.server, only=self.only)
-        self._spare = ControllerProcess(self.server, only=self.only)
+        process = self._spare if self._spare is not None else self.start()
+        self._spare = self.start()
         return process
 
     def close(self) -> None:

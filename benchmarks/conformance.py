@@ -1,0 +1,106 @@
+"""Conformance runs, per scenario: in-process, and the lockstep controller target.
+
+In-process: CPU seconds per scenario of ``pytest -p no:xdist`` over feature files (as ``lifecycle-tck
+conformance`` runs them with the reference controllers), the CPU of collecting the same files
+subtracted, against the CPU of building an empty ``World`` and settling it (the baseline: what a
+scenario cannot cost less than). CPU time, not wall time: the machine is shared, and CPU time of the
+child process moves far less with the load than its wall time.
+
+Lockstep: wall seconds per scenario of ``--target machine-controller --stdio-control`` with the
+reference machine controller as the command under test (a process started for each scenario), against
+the same scenarios in-process. ``python -m benchmarks.conformance [FEATURE_FILE ...]``.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import resource
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from benchmarks.timing import report
+from harness.world.world import World
+
+ROOT = Path(__file__).resolve().parent.parent
+FEATURES = ["features/test_rollout_hooks_scenarios.py", "features/test_machine_deletion_scenarios.py"]
+# Ten machine deletion scenarios of different kinds (hooks, drains, timeouts, volumes).
+LOCKSTEP_SUBSET = " or ".join([
+    "removing_one_of_several", "budget_protects_is_not_evicted", "terminating_namespace_is_not_evicted",
+    "pods_whose_daemonset_is_gone", "drained_in_batches_by_order", "nodedeletiontimeout_defaults",
+    "node_is_deleted_then_the_machine_goes", "marks_it_for_deletion_and_its_finalizer",
+    "removing_the_last_predrain_hook_starts", "preterminate_hook_keeps_the_infrastructure_machine",
+])
+RUN_TIMEOUT = 1800
+
+
+def _child(argv: list[str]) -> tuple[float, float, str]:
+    """Run ``argv`` from the checkout; (CPU seconds of the child and its children, wall seconds, output)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    run = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, timeout=RUN_TIMEOUT,
+                         env={**os.environ, "PYTHONPATH": str(ROOT)})
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return cpu, wall, run.stdout + run.stderr
+
+
+def _passed(output: str) -> int:
+    found = re.search(r"(\d+) passed", output)
+    if found is None or re.search(r"\d+ (failed|error)", output):
+        raise RuntimeError(f"the run did not pass:\n{output[-2000:]}")
+    return int(found.group(1))
+
+
+def empty_world_cpu(repeat: int = 5) -> float:
+    """CPU seconds of building a World (every simulator and controller) and settling it, best of ``repeat``."""
+    best = float("inf")
+    for _ in range(repeat):
+        start = time.process_time()
+        World().settle()
+        best = min(best, time.process_time() - start)
+    return best
+
+
+def in_process(files: list[str]) -> None:
+    """CPU per scenario of the in-process feature run of ``files``."""
+    baseline = empty_world_cpu()
+    report("build and settle an empty World (CPU)", baseline * 1000, "ms")
+    pytest = [sys.executable, "-m", "pytest", "-q", "-p", "no:xdist", "-p", "no:cacheprovider"]
+    collect_cpu, _, _ = _child([*pytest, "--collect-only", *files])
+    cpu, wall, output = _child([*pytest, *files])
+    scenarios = _passed(output)
+    per = (cpu - collect_cpu) / scenarios
+    report(f"in-process scenario, {scenarios} scenarios (CPU)", per * 1000, "ms", baseline * 1000,
+           "an empty World's build and settle")
+    report(f"  the whole run: CPU {cpu:.1f} s, wall {wall:.1f} s, collecting", collect_cpu, "s CPU")
+    report("  500 scenarios at this rate (CPU)", 500 * per, "s")
+
+
+def lockstep() -> None:
+    """Wall seconds per scenario under ``--target machine-controller --stdio-control``, against in-process."""
+    pytest = [sys.executable, "-m", "pytest", "-q", "-p", "no:xdist", "-p", "no:cacheprovider",
+              "features/test_machine_deletion_scenarios.py", "-k", LOCKSTEP_SUBSET]
+    _, base_wall, output = _child(pytest)
+    base_n = _passed(output)
+    command = f"{sys.executable} -m controllers --only machine --control stdio"
+    _, wall, output = _child([*pytest, "--target", "machine-controller", "--stdio-control",
+                              f"--controller-command={command}"])
+    n = _passed(output)
+    report(f"in-process, {base_n} machine deletion scenarios (wall, per scenario)", base_wall / base_n, "s")
+    report(f"lockstep --stdio-control, the same {n} (wall, per scenario)", wall / n, "s", base_wall / base_n,
+           "in-process")
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Print the figures."""
+    print("== conformance runs, per scenario ==", flush=True)
+    in_process(argv or FEATURES)
+    lockstep()
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
