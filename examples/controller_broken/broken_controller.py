@@ -39,6 +39,13 @@ def _no_wait_for_workers() -> None:
     deletion.pending_names = lambda *_args: []  # type: ignore[assignment]
 
 
+def _no_topology_gate() -> None:
+    """Cluster controller: take apart a Cluster with a managed topology without waiting for ok-to-delete."""
+    from controllers.cluster import deletion
+
+    deletion.has_topology = lambda _cluster: False  # type: ignore[assignment]
+
+
 def _delete_ignores_hook() -> None:
     """Topology controller (Runtime SDK client): call BeforeClusterDelete, then let the deletion go on
     whatever the extensions answered."""
@@ -62,6 +69,7 @@ def _ignore_dependents() -> None:
 BUGS: dict[str, tuple[str, Callable[[], None]]] = {
     "no-pause": ("rollout_deployment, rollout_statefulset, rollout_daemonset", _no_pause),
     "no-wait-for-workers": ("cluster_controller", _no_wait_for_workers),
+    "no-topology-gate": ("cluster_controller", _no_topology_gate),
     "delete-ignores-hook": ("topology_controller", _delete_ignores_hook),
     "ignore-dependents": ("addon_controller", _ignore_dependents),
 }
