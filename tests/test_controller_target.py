@@ -15,6 +15,7 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
 import yaml
 
 from harness.targets.profiles import UNDER_TEST_USER
@@ -32,6 +33,29 @@ WRONG_LOCKSTEP = (f"{PYTHON} -c \"import runpy, tests.wrong_controllers.rollout_
 WALL_CLOCK = f"{PYTHON} -m controllers --only deployment"
 SCENARIOS = "RH_ORDER_001 or RH_ORDER_002 or RH_RESTART_001 or RH_FAIL_001"
 RUN_TIMEOUT = 600
+# examples/controller_broken/: the reference controllers with one bug chosen by the first argument.
+BROKEN = f"{PYTHON} examples/controller_broken/broken_controller.py"
+# Per profile: the reference controllers it runs as the third party, a few scenarios (each run stays well
+# under a minute), the bug of examples/controller_broken/ against one of them, the rule the report must
+# name and what its reason must say (as in examples/controller_broken/README.md).
+EXAMPLES = [
+    ("cluster_controller", "cluster,machineset,machinedeployment", "CL_CASCADE_001 or CL_GATE_001 or CL_GATE_002",
+     "no-wait-for-workers", "CL_CASCADE_001", "before MachineDeployment default/md-0 was gone"),
+    ("topology_controller", "extensionconfig,topology", "RT_BCD_001 or RT_BCD_003",
+     "delete-ignores-hook", "RT_BCD_001", "the Cluster is marked ok-to-delete"),
+    ("addon_controller", "addons", "AD_ORDER_001 or AD_CYCLE_001",
+     "ignore-dependents", "AD_ORDER_001", "removed in the order "),
+    ("rollout_deployment", "deployment", "RH_ORDER_002", "no-pause", "RH_ORDER_002", "scaled while hooks"),
+    ("rollout_statefulset", "statefulset", "RH_STS_001 or RH_STS_002",
+     "no-pause", "RH_STS_001", "a Pod changed while hooks "),
+    ("rollout_daemonset", "daemonset", "RH_DS_002 or RH_DS_003",
+     "no-pause", "RH_DS_003", "hooks ran as"),
+]
+# Further bugs of examples/controller_broken/, judged like those above.
+MORE_BROKEN = [
+    ("cluster_controller", "cluster,machineset,machinedeployment", "", "no-topology-gate", "CL_GATE_001",
+     "Deleting is"),
+]
 BAD_INPUT_SECONDS = 90
 
 
@@ -67,6 +91,39 @@ def test_the_reference_deployment_controller_as_a_third_party_is_conformant(tmp_
     page = (tmp_path / HTML_FILE).read_text()
     assert f'title="{UNDER_TEST_USER}"' in page
     assert 'title="system:serviceaccount:kube-system:deployment"' not in page
+
+
+@pytest.mark.parametrize(("profile", "only", "scenarios", "bug", "rule", "reason"), EXAMPLES,
+                         ids=[example[0] for example in EXAMPLES])
+def test_each_profiles_reference_controller_as_a_third_party_is_conformant(
+        profile: str, only: str, scenarios: str, bug: str, rule: str, reason: str) -> None:
+    command = f"{PYTHON} -m controllers --only {only} --control stdio"
+    run = _conformance("--profile", profile, "--stdio-control", "--command", command, "-k", scenarios)
+    summary = _summary(run)
+    assert run.returncode == 0, run.stdout[-6000:] + run.stderr[-3000:]
+    assert f"Verdict: CONFORMANT — {profile} CONFORMANT" in summary
+    assert " 0 failed, 0 skipped, 0 did not run" in summary and "\n0 passed" not in summary, summary
+
+
+@pytest.mark.parametrize(("profile", "only", "scenarios", "bug", "rule", "reason"), EXAMPLES + MORE_BROKEN,
+                         ids=[f"{example[0]}-{example[3]}" for example in EXAMPLES + MORE_BROKEN])
+def test_each_profiles_broken_example_is_not_conformant_naming_the_rule(
+        profile: str, only: str, scenarios: str, bug: str, rule: str, reason: str) -> None:
+    command = f"{BROKEN} {bug} --only {only} --control stdio"
+    run = _conformance("--profile", profile, "--stdio-control", "--command", command, "-k", rule)
+    summary = _summary(run)
+    assert run.returncode == 1, run.stdout[-6000:] + run.stderr[-3000:]
+    assert f"Verdict: NOT CONFORMANT — {profile} NOT CONFORMANT" in summary
+    (failed,) = [line for line in summary.splitlines() if line.lstrip().startswith("FAILED")]
+    assert "[must]" in failed and f"({rule})" in failed, summary
+    assert reason in summary, summary
+
+
+def test_the_broken_example_refuses_an_unknown_bug_listing_them() -> None:
+    run = subprocess.run([*BROKEN.split(), "no-such-bug"], cwd=ROOT, capture_output=True, text=True, timeout=60,
+                         env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert run.returncode == 2
+    assert "no-wait-for-workers" in run.stderr and "(cluster_controller)" in run.stderr
 
 
 def test_a_third_party_that_does_not_pause_while_a_hook_runs_is_not_conformant() -> None:

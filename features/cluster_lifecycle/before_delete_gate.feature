@@ -15,6 +15,17 @@ Feature: A Cluster with a managed topology waits for its BeforeClusterDelete hoo
     Then within 300 seconds the Cluster "c2" is gone
     And the Machine "m2" was deleted only after the Cluster "c2" was annotated "runtime.cluster.x-k8s.io/ok-to-delete"
 
+  # With no extension holding it, the topology controller marks the Cluster ok-to-delete at the instant it is
+  # deleted, so a Cluster controller without the gate may go unnoticed above; a blocking hook settles it.
+  @must @CL_GATE_001
+  Scenario: A Cluster with a managed topology whose BeforeClusterDelete hook blocks keeps everything in it
+    Given a Runtime Extension "ext" registered with the failure policy Fail
+    And a running Cluster "c2" with a managed topology at version "v1.31.0"
+    And the extension "ext" answers BeforeClusterDelete with retryAfterSeconds 60
+    When the Cluster "c2" is deleted while its extensions answer
+    Then the Cluster "c2" is deleting with reason "WaitingForBeforeDeleteHook" and the message "Waiting for BeforeClusterDelete hook"
+    And the KubeadmControlPlane "c2" exists and is not marked for deletion
+
   @must @CL_GATE_002
   Scenario: A Cluster without a managed topology is taken apart without the ok-to-delete annotation
     Given a Cluster "c1" whose control plane Machine "cp-0" is running

@@ -11,7 +11,7 @@ Feature: A hook implementing controller acts on its own hooks, once its Machines
 
   Rule: A HIC acts only once its Machine is being deleted
 
-    @seed_000 @must @HIC_ACT_001 @HIC_ACT_002
+    @seed_000 @must @HIC_ACT_001 @HIC_ACT_002 @MD_HIC_001
     Scenario: The HIC leaves its hooks, and the Machine, alone while the Machine is not being deleted
       Given the hook implementing controller under test is running
       And a running Machine "m1" that carries the HIC's hooks
@@ -19,7 +19,7 @@ Feature: A hook implementing controller acts on its own hooks, once its Machines
       Then the Machine "m1" still carries the HIC's hooks
       And the HIC wrote nothing to the Machine "m1" but its own hooks
 
-    @seed_000 @must @HIC_ACT_003
+    @seed_000 @must @HIC_ACT_003 @MD_HIC_002
     Scenario: The HIC removes its hooks once its work is done, and the deletion moves on
       Given the hook implementing controller under test is running
       And a running Machine "m1" that carries the HIC's hooks
@@ -27,7 +27,7 @@ Feature: A hook implementing controller acts on its own hooks, once its Machines
       Then within 10 minutes the HIC has removed its hooks from the Machine "m1"
       And within 600 seconds the Machine "m1" is gone
 
-    @seed_000 @should @HIC_ACT_004
+    @seed_000 @should @HIC_ACT_004 @MD_HIC_003
     Scenario: The HIC removes only its own hooks; another owner's hooks stay and keep the Machine waiting
       Given the hook implementing controller under test is running
       And a running Machine "m1" that carries the HIC's hooks and another owner's hook at each of their lifecycle points
@@ -42,6 +42,24 @@ Feature: A hook implementing controller acts on its own hooks, once its Machines
       And 5 running Machines "w-1" to "w-5" that carry the HIC's hooks
       When the Machines "w-1" to "w-5" are deleted
       Then within 15 minutes the Machines "w-1" to "w-5" are gone
+
+    @seed_000 @should @MD_HIC_007
+    Scenario: A pre-drain HIC removes its hook once the Machine is being deleted, before the drain
+      Given the HIC manages a pre-drain hook
+      And the hook implementing controller under test is running
+      And a running Machine "m1" that carries the HIC's hooks
+      When the Machine "m1" is deleted
+      Then within 10 minutes the HIC has removed its hooks from the Machine "m1"
+      And the HIC removed its pre-drain hooks from the Machine "m1" once it was being deleted, before its Node was cordoned
+
+    @seed_000 @may @MD_HIC_006
+    Scenario: A HIC that manages a hook at each lifecycle point removes both, and the deletion moves on
+      Given the HIC manages a hook at each lifecycle point
+      And the hook implementing controller under test is running
+      And a running Machine "m1" that carries the HIC's hooks
+      When the Machine "m1" is deleted
+      Then within 10 minutes the HIC has removed its hooks from the Machine "m1"
+      And within 600 seconds the Machine "m1" is gone
 
   Rule: A HIC survives what a real API server does to its clients
 
@@ -101,5 +119,13 @@ Feature: A hook implementing controller acts on its own hooks, once its Machines
       Given the hook implementing controller under test is running
       And the HIC claims to add its hooks to the Machines it selects
       When a Machine "m2" that the HIC selects is created
+      Then within 60 seconds the Machine "m2" carries the HIC's hooks
+      And the HIC wrote nothing to the Machine "m2" but its own hooks
+
+    @seed_000 @may @MD_HIC_004
+    Scenario: A HIC that says it adds its hooks adds them to a Machine that existed before it started
+      Given the HIC claims to add its hooks to the Machines it selects
+      And a running Machine "m2" that the HIC selects
+      When the hook implementing controller under test is started again
       Then within 60 seconds the Machine "m2" carries the HIC's hooks
       And the HIC wrote nothing to the Machine "m2" but its own hooks

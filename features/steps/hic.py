@@ -33,6 +33,8 @@ from features.steps.machines import (
     await_state,
     machine_objects,
     machine_records,
+    node_of,
+    records_of,
     start_machine,
 )
 from harness.client import find_in
@@ -212,6 +214,10 @@ def _own_hooks(hic: HicUnderTest) -> dict[str, str]:
     return {h.key: h.owner for h in hic.config.hooks}
 
 
+def _own_hooks_at(hic: HicUnderTest, point: str) -> list[str]:
+    return [h.key for h in hic.config.hooks if h.point == point]
+
+
 def _other_hooks(hic: HicUnderTest) -> dict[str, str]:
     points = sorted({h.point for h in hic.config.hooks})
     return {f"{LIFECYCLE_POINTS[p]}/{OTHER_HOOK_NAME}": OTHER_OWNER for p in points}
@@ -301,6 +307,20 @@ def given_hic_adds_hooks(hic: HicUnderTest) -> None:
     if not hic.config.adds_hooks:
         # Reported as not applicable (a capability the HIC does not claim), never as skipped or passed.
         pytest.skip(NOT_APPLICABLE_SKIP + "the HIC's config does not claim to add its hooks (addsHooks: false)")
+
+
+@given(sentence("the HIC manages a hook at each lifecycle point"))
+def given_hic_at_each_point(hic: HicUnderTest) -> None:
+    missing = sorted(set(LIFECYCLE_POINTS) - {h.point for h in hic.config.hooks})
+    if missing:
+        # A capability the HIC does not claim: not applicable, never skipped or passed (MD_HIC_006 is a MAY).
+        pytest.skip(NOT_APPLICABLE_SKIP + f"the HIC's config claims no hook at {', '.join(missing)}")
+
+
+@given(sentence("the HIC manages a pre-drain hook"))
+def given_hic_pre_drain(hic: HicUnderTest) -> None:
+    if not _own_hooks_at(hic, "pre-drain"):
+        pytest.skip(NOT_APPLICABLE_SKIP + "the HIC's config claims no pre-drain hook")
 
 
 @given(sentence('the HIC has finished with the Machine "{name:Q}"'))
@@ -459,3 +479,25 @@ def then_no_further_write(ctx: ScenarioContext, hic: HicUnderTest, name: str) ->
     later = hic_writes(ctx, hic, name, since=ctx.mark)
     assert not later, (f"the HIC wrote to the Machine {name} again after it was restarted: " + "; ".join(
         describe_write(hic.config, r) for r in later))
+
+
+@then(sentence('the HIC removed its pre-drain hooks from the Machine "{name:Q}" once it was being deleted, before its '
+               'Node was cordoned'))
+def then_pre_drain_removed_before_cordon(ctx: ScenarioContext, capi: CapiScene, hic: HicUnderTest, name: str) -> None:
+    """Seed 000 "Determining when to take action": a pre-drain HIC acts once the Machine has a
+    deletionTimestamp. Judged on the HIC's own removal write, against the cordon the machine controller wrote."""
+    node = node_of(capi, name)
+    cordons = [r["seq"] for r in records_of(ctx, "Node", node)
+               if ((r["new"] or {}).get("spec") or {}).get("unschedulable")]
+    for key in _own_hooks_at(hic, "pre-drain"):
+        record = _removal(ctx, hic, name, key)
+        assert record is not None, f"nobody removed the hook {key} from the Machine {name}; {trail(ctx, hic, name)}"
+        assert record["user"] == hic.user, (
+            f"the hook {key} was removed from the Machine {name} by {record['user']}, not by the HIC; "
+            f"{trail(ctx, hic, name)}")
+        assert _deleting(record["old"]), (
+            f"the HIC removed its hook {key} from the Machine {name} before the Machine was being deleted "
+            f"(write #{record['seq']} at {record['time']}); {trail(ctx, hic, name)}")
+        assert not cordons or cordons[0] > record["seq"], (
+            f"the Node {node} was cordoned (#{cordons[0]}) before the HIC removed its pre-drain hook {key} "
+            f"(#{record['seq']}); {trail(ctx, hic, name)}")

@@ -311,7 +311,9 @@ def run(
     _print_table(results)
     for name, r in sorted(results.items()):
         if r["status"] not in (report.PASSED, report.NOT_APPLICABLE):
-            print(f"  {r['status'].upper():8} [{r['level'] or '-'}] {name}: {r['reason']}")
+            # The rules it checks, so a user sees which rule failed without opening the feature file.
+            rules = f" ({', '.join(r['behaviors'])})" if r.get("behaviors") else ""
+            print(f"  {r['status'].upper():8} [{r['level'] or '-'}] {name}{rules}: {r['reason']}")
     for profile in judged.profiles:
         print(f"  {profile.line()}")
     print(f"{counts[report.PASSED]} passed, {counts[report.FAILED]} failed, {counts[report.SKIPPED]} skipped, "
