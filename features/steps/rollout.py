@@ -38,7 +38,6 @@ from features.steps.hook_jobs import (
 from features.steps.objects import PAUSE_IMAGE
 from harness.apiserver.faults import (
     INTERNAL_ERROR,
-    injector_of,
 )
 from harness.client import (
     JSON_PATCH,
@@ -299,7 +298,6 @@ def when_job_deleted(ctx: ScenarioContext, ref: str) -> None:
 
 # The reference controllers of the three rollout profiles.
 ROLLOUT_CONTROLLERS = reference_controllers(["rollout_deployment", "rollout_statefulset", "rollout_daemonset"])
-FAULTS_PATH = "/harness/v1/faults"
 WRITE_VERBS = ["create", "update", "patch", "delete", "deletecollection"]
 
 
@@ -308,17 +306,11 @@ def _rollout_writes_fail(ctx: ScenarioContext) -> None:
     users, as a process they share one (the process's reads still work, so it is up but cannot act)."""
     rule = {"fault": INTERNAL_ERROR, "verbs": WRITE_VERBS, "rate": 1.0,
             "users": [SYSTEM_USER.format(name) for name in ROLLOUT_CONTROLLERS] + list(UNDER_TEST_USERS)}
-    if hasattr(ctx.scene, "http"):
-        ctx.scene.http().post(FAULTS_PATH, json=rule).raise_for_status()
-    else:
-        injector_of(ctx.scene.world.clusters).add(rule)  # type: ignore[attr-defined]
+    ctx.scene.add_fault(rule)
 
 
 def _faults_cleared(ctx: ScenarioContext) -> None:
-    if hasattr(ctx.scene, "http"):
-        ctx.scene.http().delete(FAULTS_PATH).raise_for_status()
-    else:
-        injector_of(ctx.scene.world.clusters).clear()  # type: ignore[attr-defined]
+    ctx.scene.clear_faults()
 
 
 @when(sentence("the rollout controllers restart"))
