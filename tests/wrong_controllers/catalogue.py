@@ -1,0 +1,330 @@
+"""The mutation self-test's catalogue: deliberately wrong variants of the reference controllers (and of the
+fake apiserver), each ONE plausible bug against ONE seed rule. A variant is applied by :func:`apply`, a
+small monkeypatch of the reference made before any world starts: in-process by the pytest plugin
+:mod:`tests.wrong_controllers.plugin`, and in a controller process by
+``python -m tests.wrong_controllers.controller_process`` (``--target controller``); both read the variant's
+name from ``LIFECYCLE_TCK_WRONG``. ``python -m tests.wrong_controllers`` runs the suite against each."""
+
+from __future__ import annotations
+
+import importlib
+import os
+import pkgutil
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+ENV = "LIFECYCLE_TCK_WRONG"
+APISERVER = "apiserver"
+
+MACHINES = "features/test_machine_deletion_scenarios.py"
+ROLLOUT = "features/test_rollout_hooks_scenarios.py"
+RUNTIME = "features/test_runtime_hooks_scenarios.py"
+ADDONS = "features/test_addon_deletion_scenarios.py"
+CLUSTER = "features/test_cluster_lifecycle_scenarios.py"
+API = "features/test_apiserver_scenarios.py"
+
+
+@dataclass(frozen=True)
+class Variant:
+    """One wrong variant: what it breaks (``seed``, ``rule``), which controller profile it belongs to
+    (``apiserver`` for a fake-apiserver bug: in-process only), the scenarios that judge it (``features``
+    paths and a ``-m`` expression, empty for all of them) and the patch."""
+
+    name: str
+    seed: str
+    rule: str
+    profile: str
+    features: tuple[str, ...]
+    marks: str
+    patch: Callable[[], None]
+    bug: str
+
+
+def _controller_modules() -> list[Any]:
+    package = importlib.import_module("controllers")
+    return [importlib.import_module(info.name)
+            for info in pkgutil.walk_packages(package.__path__, "controllers.")
+            if not info.name.endswith("__main__")]
+
+
+def _const(name: str, value: Any, package: str = "controllers.") -> Callable[[], None]:
+    """Set the constant ``name`` in every reference module holding it (``from x import NAME`` copies it)."""
+    def patch() -> None:
+        hits = [m for m in _controller_modules() if m.__name__.startswith(package) and hasattr(m, name)]
+        if not hits:
+            raise LookupError(f"no module of {package!r} defines {name}")
+        for module in hits:
+            setattr(module, name, value)
+    return patch
+
+
+def _attr(path: str, make: Callable[[Any], Any]) -> Callable[[], None]:
+    """Replace ``module:attr[.attr]`` by ``make(original)`` (and every ``from module import attr`` copy)."""
+    def patch() -> None:
+        module_name, _, dotted = path.partition(":")
+        owner: Any = importlib.import_module(module_name)
+        *parents, last = dotted.split(".")
+        for part in parents:
+            owner = getattr(owner, part)
+        original = getattr(owner, last)
+        replacement = make(original)
+        setattr(owner, last, replacement)
+        if not parents:  # a module-level function may have been imported by name elsewhere
+            for module in _controller_modules():
+                if getattr(module, last, None) is original:
+                    setattr(module, last, replacement)
+    return patch
+
+
+def _always(value: Any) -> Callable[[Any], Any]:
+    def make(_original: Any) -> Any:
+        def replacement(*_args: Any, **_kwargs: Any) -> Any:
+            return value
+        return replacement
+    return make
+
+
+def _static_always(value: Any) -> Callable[[Any], Any]:
+    return lambda original: staticmethod(_always(value)(original))
+
+
+# -- rollout (seed 004) ---------------------------------------------------------------------------------
+
+def _merged_groups(pairs: list[tuple[str, Any]], replicas: int) -> list[Any]:
+    from controllers.rollout import points
+    merged: list[Any] = []
+    for group in points.groups(pairs, replicas):
+        if merged and merged[-1].point.count == group.point.count:
+            merged[-1].names.extend(group.names)
+        else:
+            merged.append(points.Group(group.point, list(group.names)))
+    return merged
+
+
+def _gate(change: Callable[[Any], None]) -> Callable[[], None]:
+    def patch() -> None:
+        from controllers.rollout import hooks
+        evaluate = hooks.HookRunner.evaluate
+
+        def wrong(self: Any, *args: Any, **kwargs: Any) -> Any:
+            gate = evaluate(self, *args, **kwargs)
+            change(gate)
+            return gate
+        hooks.HookRunner.evaluate = wrong  # type: ignore[method-assign]
+    return patch
+
+
+def _no_pause(gate: Any) -> None:
+    if gate.running:
+        gate.frozen, gate.cap = False, None
+
+
+def _no_cap(gate: Any) -> None:
+    gate.cap = None
+
+
+def _abort_ignored(gate: Any) -> None:
+    if gate.aborted:
+        gate.frozen, gate.cap = False, None
+
+
+def _parallel_groups() -> None:
+    from controllers.rollout import hooks
+    hooks.groups = _merged_groups  # type: ignore[assignment]
+
+
+# -- apiserver ------------------------------------------------------------------------------------------
+
+def _finalizers_ignored() -> None:
+    from harness.apiserver.server import APIServer
+
+    def finalized(_rt: Any, obj: dict[str, Any]) -> bool:
+        meta = obj["metadata"]
+        return bool(meta.get("deletionTimestamp")) and not meta.get("deletionGracePeriodSeconds")
+    APIServer._finalized = staticmethod(finalized)  # type: ignore[method-assign]
+
+
+def _watch_added_as_modified() -> None:
+    from harness.apiserver import watch as watch_module
+    from harness.kube.names.meta import ADDED, DELETED, MODIFIED
+
+    def offer(self: Any, event_type: str, obj: dict[str, Any], old: dict[str, Any] | None) -> None:
+        # The bug: an object that starts matching the watch's selector arrives as MODIFIED, not ADDED.
+        if self.closed:
+            return
+        now_matches = self._matches(obj)
+        if event_type == DELETED:
+            if now_matches or self._matches(old):
+                self._push(DELETED, obj)
+            return
+        if event_type == ADDED:
+            if now_matches:
+                self._push(ADDED, obj)
+            return
+        if now_matches:
+            self._push(MODIFIED, obj)
+        elif self._matches(old):
+            self._push(DELETED, obj)
+    watch_module.Watch.offer = offer  # type: ignore[method-assign]
+
+
+def _pdb_round_down() -> None:
+    from harness.apiserver import pdb
+    from harness.kube.intstr import scaled_value
+    from harness.world import disruption
+
+    def desired(spec: dict[str, Any], expected: int) -> int:
+        if spec.get("maxUnavailable") is not None:
+            return max(0, expected - scaled_value(spec["maxUnavailable"], expected, round_up=False))
+        if spec.get("minAvailable") is not None:
+            return scaled_value(spec["minAvailable"], expected, round_up=False)
+        return 0
+    pdb.desired_healthy = desired  # type: ignore[assignment]
+    disruption.desired_healthy = desired  # type: ignore[attr-defined]
+
+
+def _eviction_ignores_pdb() -> None:
+    from harness.apiserver.subresources import eviction
+    eviction.pdb_selects = _always(False)(None)  # type: ignore[attr-defined]
+
+
+def _eviction_all_pods_ready() -> None:
+    from harness.apiserver.subresources import eviction
+    eviction.is_pod_ready = _always(True)(None)  # type: ignore[attr-defined]
+
+
+def _disruptions_off_by_one() -> None:
+    from harness.apiserver import pdb
+    from harness.world import disruption
+
+    def allowed(current: int, desired: int, expected: int) -> int:
+        return 0 if expected <= 0 else max(0, current - desired + 1)
+    pdb.disruptions_allowed = allowed  # type: ignore[assignment]
+    if hasattr(disruption, "disruptions_allowed"):
+        disruption.disruptions_allowed = allowed  # type: ignore[attr-defined]
+
+
+M, T, A, C, R = "machine_controller", "topology_controller", "addon_controller", "cluster_controller", None
+
+VARIANTS: dict[str, Variant] = {v.name: v for v in [
+    # seeds 000/001: machine deletion, drain, volume detach, hooks
+    Variant("drain-retry-2s", "001", "MD_DRAIN_015", M, (MACHINES,), "MD_DRAIN_015",
+            _const("DRAIN_RETRY_INTERVAL", 2.0), "a refused drain is retried every 2 s instead of 20 s"),
+    Variant("volume-detach-retry-2s", "001", "volume detach retried every 20 s", M, (MACHINES,), "seed_001",
+            _const("VOLUME_DETACH_RETRY_INTERVAL", 2.0), "volumes still attached are re-checked every 2 s"),
+    Variant("node-deletion-retry-1s", "001", "node deletion retried", M, (MACHINES,), "seed_001",
+            _const("NODE_DELETION_RETRY_TIMEOUT", 1.0), "a failed Node deletion is retried after 1 s"),
+    Variant("drain-timeout-ignored", "001", "nodeDrainTimeout", M, (MACHINES,), "seed_001",
+            _attr("controllers.machine.deletion:_timeout_exceeded", _always(False)),
+            "spec.nodeDrainTimeout / nodeVolumeDetachTimeout never expire"),
+    Variant("exclude-drain-ignored", "001", "exclude-node-draining annotation", M, (MACHINES,), "seed_001",
+            _const("EXCLUDE_NODE_DRAINING_ANNOTATION", "machine.cluster.x-k8s.io/exclude-node-drain"),
+            "the exclude-node-draining annotation is read under a misspelt key"),
+    Variant("exclude-volume-detach-ignored", "001", "exclude-wait-for-node-volume-detach", M, (MACHINES,),
+            "seed_001", _const("EXCLUDE_WAIT_FOR_NODE_VOLUME_DETACH_ANNOTATION", "x.example/none"),
+            "the exclude-wait-for-node-volume-detach annotation is ignored"),
+    Variant("kcp-rule-dropped", "001", "KCP machine without cleanup hook is not drained", M, (MACHINES,),
+            "seed_001", _attr("controllers.machine.deletion:_is_kcp_machine_without_cleanup_hook", _always(False)),
+            "a KCP Machine without the kcp-cleanup hook is drained like any other"),
+    Variant("daemonset-pods-evicted", "001", "DaemonSet pods are not evicted", M, (MACHINES,), "seed_001",
+            _attr("controllers.machine.drain:Drainer._daemonset", lambda o: (lambda self, pod: _ok_delete())),
+            "pods owned by a DaemonSet are evicted"),
+    Variant("mirror-pods-evicted", "001", "mirror pods are skipped", M, (MACHINES,), "seed_001",
+            _attr("controllers.machine.drain:Drainer._mirror", lambda o: staticmethod(lambda pod: _ok_delete())),
+            "mirror (static) pods are evicted"),
+    Variant("drain-label-ignored", "001", "cluster.x-k8s.io/drain pod label", M, (MACHINES,), "seed_001",
+            _attr("controllers.machine.drain:Drainer._drain_label", lambda o: staticmethod(lambda pod: _ok_delete())),
+            "the pod's cluster.x-k8s.io/drain label is ignored"),
+    Variant("condition-lists-all-pods", "001", "condition message lists at most 3 pods", M, (MACHINES,),
+            "seed_001", _const("CONDITION_POD_LIST_LIMIT", 100), "the Deleting condition names every pod"),
+    Variant("pre-drain-hooks-ignored", "000", "pre-drain hooks hold the drain", M, (MACHINES,), "seed_000",
+            _const("PRE_DRAIN_DELETE_HOOK_PREFIX", "pre-drain.delete.hook.machine.cluster.x-k8s.io"),
+            "pre-drain hook annotations are looked for under a wrong prefix"),
+    Variant("pre-terminate-hooks-ignored", "000", "pre-terminate hooks hold the infrastructure deletion", M,
+            (MACHINES,), "seed_000",
+            _const("PRE_TERMINATE_DELETE_HOOK_PREFIX", "pre-terminate.delete.hook.machine.cluster.x-k8s.io"),
+            "pre-terminate hook annotations are looked for under a wrong prefix"),
+    # seed 002: Runtime SDK client and topology hooks
+    Variant("annotation-hook-retry-10min", "002", "annotation hook retries every 20 min", T, (RUNTIME,), "seed_002",
+            _const("ANNOTATION_HOOK_RETRY_SECONDS", 10 * 60), "the before-upgrade annotation hook waits 10 min"),
+    Variant("handler-timeout-30s", "002", "default handler timeoutSeconds 10", T, (RUNTIME,), "seed_002",
+            _const("DEFAULT_HANDLER_TIMEOUT_SECONDS", 30), "a handler without timeoutSeconds gets 30 s"),
+    Variant("handler-timeout-no-max", "002", "timeoutSeconds at most 30", T, (RUNTIME,), "seed_002",
+            _const("MAX_HANDLER_TIMEOUT_SECONDS", 3600), "a timeoutSeconds above 30 is accepted"),
+    Variant("progress-requeue-60s", "002", "topology re-checks progress", T, (RUNTIME,), "seed_002",
+            _const("PROGRESS_REQUEUE_SECONDS", 300.0), "a held upgrade is re-checked every 5 min"),
+    Variant("acpi-not-called", "002", "AfterControlPlaneInitialized is called", T, (RUNTIME,), "seed_002",
+            _attr("controllers.topology.controller:TopologyController._after_control_plane_initialized",
+                  _always(None)), "AfterControlPlaneInitialized is never called"),
+    Variant("after-upgrade-not-called", "002", "AfterClusterUpgrade is called", T, (RUNTIME,), "seed_002",
+            _attr("controllers.topology.controller:TopologyController._after_cluster_upgrade", _always(None)),
+            "AfterClusterUpgrade is never called"),
+    # seed 003: add-on deletion
+    Variant("dependency-requeue-60s", "003", "missing dependencies re-checked every 10 s", A, (ADDONS,),
+            "seed_003", _const("DEPENDENCY_REQUEUE_SECONDS", 60.0), "missing dependencies re-checked each 60 s"),
+    Variant("failed-requeue-60s", "003", "a failed feature is retried after 10 s", A, (ADDONS,), "seed_003",
+            _const("FAILED_REQUEUE_SECONDS", 60.0), "a failed deploy or removal is retried after 60 s"),
+    Variant("removal-poll-60s", "003", "removal progress polled every 5 s", A, (ADDONS,), "seed_003",
+            _const("REMOVAL_POLL_SECONDS", 60.0), "removal progress is polled every 60 s"),
+    Variant("summary-prefix-swapped", "003", "ClusterSummary name profile-type-cluster", A, (ADDONS,), "seed_003",
+            _const("SUMMARY_PREFIX", {"Capi": "sveltos", "Sveltos": "capi"}),
+            "ClusterSummary names use the other cluster type's prefix"),
+    Variant("summary-finalizer-missing", "003", "ClusterSummary finalizer", A, (ADDONS,), "seed_003",
+            _const("CLUSTER_SUMMARY_FINALIZER", "clustersummary.example.io"),
+            "ClusterSummary carries a finalizer of another name"),
+    Variant("profile-finalizer-missing", "003", "ClusterProfile finalizer", A, (ADDONS,), "seed_003",
+            _const("CLUSTER_PROFILE_FINALIZER", "clusterprofile.example.io"),
+            "ClusterProfile carries a finalizer of another name"),
+    Variant("profile-label-wrong", "003", "projectsveltos.io/cluster-profile-name label", A, (ADDONS,),
+            "seed_003", _const("CLUSTER_PROFILE_NAME_LABEL", "projectsveltos.io/profile-name"),
+            "ClusterSummary is labelled with a wrong profile label"),
+    # cluster lifecycle (seeds 000/002: the Cluster's own deletion)
+    Variant("cluster-delete-requeue-60s", "000", "Cluster deletion re-checks descendants", C, (CLUSTER,), "",
+            _const("DELETE_REQUEUE_AFTER", 60.0), "a deleting Cluster re-checks its descendants each 60 s"),
+    Variant("cluster-external-wait-300s", "000", "external objects re-checked every 30 s", C, (CLUSTER,), "",
+            _const("EXTERNAL_READY_WAIT", 300.0, "controllers.cluster."), "infrastructure re-checked each 300 s"),
+    # seed 004: rollout hooks
+    Variant("parallel-groups", "004", "RH_ORDER_001", "rollout_deployment", (ROLLOUT,), "RH_ORDER_001",
+            _parallel_groups, "hooks of two points resolving to one count run as one group"),
+    Variant("no-pause", "004", "RH_ORDER_002", "rollout_deployment", (ROLLOUT,), "RH_ORDER_002",
+            _gate(_no_pause), "the rollout keeps scaling while a hook group runs"),
+    Variant("no-cap", "004", "RH_RECREATE_001", "rollout_deployment", (ROLLOUT,),
+            "RH_RECREATE_001 or RH_DS_003", _gate(_no_cap), "the new revision is not held at the next point"),
+    Variant("abort-ignored", "004", "RH_FAIL_001", "rollout_deployment", (ROLLOUT,),
+            "RH_FAIL_001 or RH_BAD_002 or RH_STS_006", _gate(_abort_ignored), "a failed Abort hook is ignored"),
+    Variant("job-name-untruncated", "004", "Job names fit 63 characters", "rollout_deployment", (ROLLOUT,),
+            "seed_004", _const("MAX_NAME", 253), "hook Job names are not truncated to 63 characters"),
+    # the fake apiserver
+    Variant("finalizers-ignored", "-", "finalizers hold a deletion", APISERVER, (API,), "",
+            _finalizers_ignored, "a deleting object goes away while finalizers remain"),
+    Variant("watch-added-as-modified", "-", "an object starting to match a watch arrives as ADDED", APISERVER,
+            (API,), "", _watch_added_as_modified, "later ADDED events are sent as MODIFIED"),
+    Variant("pdb-round-down", "-", "PDB percentages round up", APISERVER, (API,), "", _pdb_round_down,
+            "PDB percentages are rounded down"),
+    Variant("eviction-ignores-pdb", "-", "eviction honours PDBs", APISERVER, (API,), "", _eviction_ignores_pdb,
+            "an eviction ignores the PodDisruptionBudgets selecting the pod"),
+    Variant("eviction-unready-as-ready", "-", "unhealthyPodEvictionPolicy", APISERVER, (API,), "",
+            _eviction_all_pods_ready, "every pod counts as ready for an eviction"),
+    Variant("disruptions-off-by-one", "-", "disruptionsAllowed = healthy - desired", APISERVER, (API,), "",
+            _disruptions_off_by_one, "disruptionsAllowed is one too many"),
+]}
+
+
+def _ok_delete() -> Any:
+    from controllers.machine import drain
+    return drain._okay()
+
+
+def apply(name: str) -> None:
+    """Patch the reference (or the fake apiserver) with the variant ``name``; nothing for ``""``."""
+    if not name:
+        return
+    if name not in VARIANTS:
+        raise ValueError(f"unknown wrong controller {name!r}; known: {', '.join(VARIANTS)}")
+    VARIANTS[name].patch()
+
+
+def apply_from_env() -> None:
+    """:func:`apply` the variant ``LIFECYCLE_TCK_WRONG`` names."""
+    apply(os.environ.get(ENV, ""))
