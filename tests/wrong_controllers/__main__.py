@@ -87,6 +87,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sample", type=int, default=None, help="run N variants drawn at random")
     parser.add_argument("--seed", type=int, default=0, help="the seed of --sample")
     parser.add_argument("--list", action="store_true", help="list the variants and exit")
+    parser.add_argument("--reference", action="store_true",
+                        help="run the same scenarios against the reference (each must pass): the control")
     args = parser.parse_args(argv)
     if args.list:
         for v in VARIANTS.values():
@@ -95,13 +97,17 @@ def main(argv: list[str] | None = None) -> int:
     outcomes = []
     for variant in chosen(args.variant, args.sample, args.seed):
         transport = INPROCESS if variant.profile == APISERVER else args.transport
-        outcome = run(variant, transport)
+        outcome = run(variant, transport, wrong=not args.reference)
+        if args.reference:
+            outcome = Outcome(outcome.variant, transport, not outcome.caught, outcome.scenario, outcome.seconds,
+                              outcome.detail)
         outcomes.append(outcome)
-        verdict = "caught" if outcome.caught else "MISSED"
+        verdict = ("passes" if outcome.caught else "FAILS") if args.reference else (
+            "caught" if outcome.caught else "MISSED")
         print(f"{verdict:7} {variant.name:32} [{transport}] {outcome.seconds:6.1f}s "
               f"{outcome.scenario or outcome.detail}", flush=True)
     caught = sum(o.caught for o in outcomes)
-    print(f"{caught}/{len(outcomes)} variants caught")
+    print(f"{caught}/{len(outcomes)} " + ("reference runs passed" if args.reference else "variants caught"))
     return 0 if caught == len(outcomes) else 1
 
 

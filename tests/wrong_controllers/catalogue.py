@@ -43,24 +43,29 @@ class Variant:
 
 def _controller_modules() -> list[Any]:
     package = importlib.import_module("controllers")
-    return [importlib.import_module(info.name)
-            for info in pkgutil.walk_packages(package.__path__, "controllers.")
-            if not info.name.endswith("__main__")]
+    return [
+        importlib.import_module(info.name)
+        for info in pkgutil.walk_packages(package.__path__, "controllers.")
+        if not info.name.endswith("__main__")
+    ]
 
 
 def _const(name: str, value: Any, package: str = "controllers.") -> Callable[[], None]:
     """Set the constant ``name`` in every reference module holding it (``from x import NAME`` copies it)."""
+
     def patch() -> None:
         hits = [m for m in _controller_modules() if m.__name__.startswith(package) and hasattr(m, name)]
         if not hits:
             raise LookupError(f"no module of {package!r} defines {name}")
         for module in hits:
             setattr(module, name, value)
+
     return patch
 
 
 def _attr(path: str, make: Callable[[Any], Any]) -> Callable[[], None]:
     """Replace ``module:attr[.attr]`` by ``make(original)`` (and every ``from module import attr`` copy)."""
+
     def patch() -> None:
         module_name, _, dotted = path.partition(":")
         owner: Any = importlib.import_module(module_name)
@@ -74,6 +79,7 @@ def _attr(path: str, make: Callable[[Any], Any]) -> Callable[[], None]:
             for module in _controller_modules():
                 if getattr(module, last, None) is original:
                     setattr(module, last, replacement)
+
     return patch
 
 
@@ -81,7 +87,9 @@ def _always(value: Any) -> Callable[[Any], Any]:
     def make(_original: Any) -> Any:
         def replacement(*_args: Any, **_kwargs: Any) -> Any:
             return value
+
         return replacement
+
     return make
 
 
@@ -91,8 +99,10 @@ def _static_always(value: Any) -> Callable[[Any], Any]:
 
 # -- rollout (seed 004) ---------------------------------------------------------------------------------
 
+
 def _merged_groups(pairs: list[tuple[str, Any]], replicas: int) -> list[Any]:
     from controllers.rollout import points
+
     merged: list[Any] = []
     for group in points.groups(pairs, replicas):
         if merged and merged[-1].point.count == group.point.count:
@@ -105,13 +115,16 @@ def _merged_groups(pairs: list[tuple[str, Any]], replicas: int) -> list[Any]:
 def _gate(change: Callable[[Any], None]) -> Callable[[], None]:
     def patch() -> None:
         from controllers.rollout import hooks
+
         evaluate = hooks.HookRunner.evaluate
 
         def wrong(self: Any, *args: Any, **kwargs: Any) -> Any:
             gate = evaluate(self, *args, **kwargs)
             change(gate)
             return gate
+
         hooks.HookRunner.evaluate = wrong  # type: ignore[method-assign]
+
     return patch
 
 
@@ -131,10 +144,12 @@ def _abort_ignored(gate: Any) -> None:
 
 def _parallel_groups() -> None:
     from controllers.rollout import hooks
+
     hooks.groups = _merged_groups  # type: ignore[assignment]
 
 
 # -- apiserver ------------------------------------------------------------------------------------------
+
 
 def _finalizers_ignored() -> None:
     from harness.apiserver.server import APIServer
@@ -142,6 +157,7 @@ def _finalizers_ignored() -> None:
     def finalized(_rt: Any, obj: dict[str, Any]) -> bool:
         meta = obj["metadata"]
         return bool(meta.get("deletionTimestamp")) and not meta.get("deletionGracePeriodSeconds")
+
     APIServer._finalized = staticmethod(finalized)  # type: ignore[method-assign]
 
 
@@ -166,6 +182,7 @@ def _watch_added_as_modified() -> None:
             self._push(MODIFIED, obj)
         elif self._matches(old):
             self._push(DELETED, obj)
+
     watch_module.Watch.offer = offer  # type: ignore[method-assign]
 
 
@@ -180,17 +197,20 @@ def _pdb_round_down() -> None:
         if spec.get("minAvailable") is not None:
             return scaled_value(spec["minAvailable"], expected, round_up=False)
         return 0
+
     pdb.desired_healthy = desired  # type: ignore[assignment]
     disruption.desired_healthy = desired  # type: ignore[attr-defined]
 
 
 def _eviction_ignores_pdb() -> None:
     from harness.apiserver.subresources import eviction
+
     eviction.pdb_selects = _always(False)(None)  # type: ignore[attr-defined]
 
 
 def _eviction_all_pods_ready() -> None:
     from harness.apiserver.subresources import eviction
+
     eviction.is_pod_ready = _always(True)(None)  # type: ignore[attr-defined]
 
 
@@ -200,6 +220,7 @@ def _disruptions_off_by_one() -> None:
 
     def allowed(current: int, desired: int, expected: int) -> int:
         return 0 if expected <= 0 else max(0, current - desired + 1)
+
     pdb.disruptions_allowed = allowed  # type: ignore[assignment]
     if hasattr(disruption, "disruptions_allowed"):
         disruption.disruptions_allowed = allowed  # type: ignore[attr-defined]
@@ -207,113 +228,473 @@ def _disruptions_off_by_one() -> None:
 
 M, T, A, C, R = "machine_controller", "topology_controller", "addon_controller", "cluster_controller", None
 
-VARIANTS: dict[str, Variant] = {v.name: v for v in [
-    # seeds 000/001: machine deletion, drain, volume detach, hooks
-    Variant("drain-retry-2s", "001", "MD_DRAIN_015", M, (MACHINES,), "MD_DRAIN_015",
-            _const("DRAIN_RETRY_INTERVAL", 2.0), "a refused drain is retried every 2 s instead of 20 s"),
-    Variant("volume-detach-retry-2s", "001", "volume detach retried every 20 s", M, (MACHINES,), "seed_001",
-            _const("VOLUME_DETACH_RETRY_INTERVAL", 2.0), "volumes still attached are re-checked every 2 s"),
-    Variant("node-deletion-retry-1s", "001", "node deletion retried", M, (MACHINES,), "seed_001",
-            _const("NODE_DELETION_RETRY_TIMEOUT", 1.0), "a failed Node deletion is retried after 1 s"),
-    Variant("drain-timeout-ignored", "001", "nodeDrainTimeout", M, (MACHINES,), "seed_001",
+VARIANTS: dict[str, Variant] = {
+    v.name: v
+    for v in [
+        # seeds 000/001: machine deletion, drain, volume detach, hooks
+        Variant(
+            "drain-retry-2s",
+            "001",
+            "MD_DRAIN_015",
+            M,
+            (MACHINES,),
+            "MD_DRAIN_015",
+            _const("DRAIN_RETRY_INTERVAL", 2.0),
+            "a refused drain is retried every 2 s instead of 20 s",
+        ),
+        Variant(
+            "drain-timeout-ignored",
+            "001",
+            "nodeDrainTimeout",
+            M,
+            (MACHINES,),
+            "MD_SKIP_002 or MD_VOL_006",
             _attr("controllers.machine.deletion:_timeout_exceeded", _always(False)),
-            "spec.nodeDrainTimeout / nodeVolumeDetachTimeout never expire"),
-    Variant("exclude-drain-ignored", "001", "exclude-node-draining annotation", M, (MACHINES,), "seed_001",
+            "spec.nodeDrainTimeout / nodeVolumeDetachTimeout never expire",
+        ),
+        Variant(
+            "exclude-drain-ignored",
+            "001",
+            "exclude-node-draining annotation",
+            M,
+            (MACHINES,),
+            "MD_SKIP_001",
             _const("EXCLUDE_NODE_DRAINING_ANNOTATION", "machine.cluster.x-k8s.io/exclude-node-drain"),
-            "the exclude-node-draining annotation is read under a misspelt key"),
-    Variant("exclude-volume-detach-ignored", "001", "exclude-wait-for-node-volume-detach", M, (MACHINES,),
-            "seed_001", _const("EXCLUDE_WAIT_FOR_NODE_VOLUME_DETACH_ANNOTATION", "x.example/none"),
-            "the exclude-wait-for-node-volume-detach annotation is ignored"),
-    Variant("kcp-rule-dropped", "001", "KCP machine without cleanup hook is not drained", M, (MACHINES,),
-            "seed_001", _attr("controllers.machine.deletion:_is_kcp_machine_without_cleanup_hook", _always(False)),
-            "a KCP Machine without the kcp-cleanup hook is drained like any other"),
-    Variant("daemonset-pods-evicted", "001", "DaemonSet pods are not evicted", M, (MACHINES,), "seed_001",
-            _attr("controllers.machine.drain:Drainer._daemonset", lambda o: (lambda self, pod: _ok_delete())),
-            "pods owned by a DaemonSet are evicted"),
-    Variant("mirror-pods-evicted", "001", "mirror pods are skipped", M, (MACHINES,), "seed_001",
+            "the exclude-node-draining annotation is read under a misspelt key",
+        ),
+        Variant(
+            "exclude-volume-detach-ignored",
+            "001",
+            "exclude-wait-for-node-volume-detach",
+            M,
+            (MACHINES,),
+            "MD_VOL_005",
+            _const("EXCLUDE_WAIT_FOR_NODE_VOLUME_DETACH_ANNOTATION", "x.example/none"),
+            "the exclude-wait-for-node-volume-detach annotation is ignored",
+        ),
+        Variant(
+            "kcp-rule-dropped",
+            "001",
+            "KCP machine without cleanup hook is not drained",
+            M,
+            (MACHINES,),
+            "MD_KCP_001 or MD_KCP_003 or MD_KCP_004",
+            _attr("controllers.machine.deletion:_is_kcp_machine_without_cleanup_hook", _always(False)),
+            "a KCP Machine without the kcp-cleanup hook is drained like any other",
+        ),
+        Variant(
+            "daemonset-pods-evicted",
+            "001",
+            "DaemonSet pods are not evicted",
+            M,
+            (MACHINES,),
+            "MD_DRAIN_004 or MD_DRAIN_005",
+            _attr("controllers.machine.drain:Drainer._daemonset", lambda o: lambda self, pod: _ok_delete()),
+            "pods owned by a DaemonSet are evicted",
+        ),
+        Variant(
+            "mirror-pods-evicted",
+            "001",
+            "mirror pods are skipped",
+            M,
+            (MACHINES,),
+            "MD_DRAIN_006",
             _attr("controllers.machine.drain:Drainer._mirror", lambda o: staticmethod(lambda pod: _ok_delete())),
-            "mirror (static) pods are evicted"),
-    Variant("drain-label-ignored", "001", "cluster.x-k8s.io/drain pod label", M, (MACHINES,), "seed_001",
+            "mirror (static) pods are evicted",
+        ),
+        Variant(
+            "drain-label-ignored",
+            "001",
+            "cluster.x-k8s.io/drain pod label",
+            M,
+            (MACHINES,),
+            "MD_DRAIN_007 or MD_DRAIN_008",
             _attr("controllers.machine.drain:Drainer._drain_label", lambda o: staticmethod(lambda pod: _ok_delete())),
-            "the pod's cluster.x-k8s.io/drain label is ignored"),
-    Variant("condition-lists-all-pods", "001", "condition message lists at most 3 pods", M, (MACHINES,),
-            "seed_001", _const("CONDITION_POD_LIST_LIMIT", 100), "the Deleting condition names every pod"),
-    Variant("pre-drain-hooks-ignored", "000", "pre-drain hooks hold the drain", M, (MACHINES,), "seed_000",
+            "the pod's cluster.x-k8s.io/drain label is ignored",
+        ),
+        Variant(
+            "orphaned-daemonset-pods-skipped",
+            "001",
+            "orphaned DaemonSet pods are evicted",
+            M,
+            (MACHINES,),
+            "MD_DRAIN_004 or MD_DRAIN_005",
+            _attr(
+                "controllers.machine.drain:Drainer._daemonset",
+                lambda o: lambda self, pod: _skip_delete() if _ds_owned(pod) else o(self, pod),
+            ),
+            "every DaemonSet pod is skipped, also one whose DaemonSet is gone",
+        ),
+        Variant(
+            "unreachable-node-not-detected",
+            "001",
+            "unreachable Node: deleting pods ignored",
+            M,
+            (MACHINES,),
+            "MD_UNREACH_001 or MD_UNREACH_002 or MD_UNREACH_003 or MD_UNREACH_004",
+            _attr("controllers.machine.drain:is_node_unreachable", _always(False)),
+            "a Node whose Ready condition is Unknown is treated as reachable",
+        ),
+        Variant(
+            "pre-drain-hooks-ignored",
+            "000",
+            "pre-drain hooks hold the drain",
+            M,
+            (MACHINES,),
+            "MD_PREDRAIN_001 or MD_PREDRAIN_002 or MD_PREDRAIN_003",
             _const("PRE_DRAIN_DELETE_HOOK_PREFIX", "pre-drain.delete.hook.machine.cluster.x-k8s.io"),
-            "pre-drain hook annotations are looked for under a wrong prefix"),
-    Variant("pre-terminate-hooks-ignored", "000", "pre-terminate hooks hold the infrastructure deletion", M,
-            (MACHINES,), "seed_000",
+            "pre-drain hook annotations are looked for under a wrong prefix",
+        ),
+        Variant(
+            "pre-terminate-hooks-ignored",
+            "000",
+            "pre-terminate hooks hold the infrastructure deletion",
+            M,
+            (MACHINES,),
+            "MD_PRETERM_001 or MD_PRETERM_002 or MD_PRETERM_003",
             _const("PRE_TERMINATE_DELETE_HOOK_PREFIX", "pre-terminate.delete.hook.machine.cluster.x-k8s.io"),
-            "pre-terminate hook annotations are looked for under a wrong prefix"),
-    # seed 002: Runtime SDK client and topology hooks
-    Variant("annotation-hook-retry-10min", "002", "annotation hook retries every 20 min", T, (RUNTIME,), "seed_002",
-            _const("ANNOTATION_HOOK_RETRY_SECONDS", 10 * 60), "the before-upgrade annotation hook waits 10 min"),
-    Variant("handler-timeout-30s", "002", "default handler timeoutSeconds 10", T, (RUNTIME,), "seed_002",
-            _const("DEFAULT_HANDLER_TIMEOUT_SECONDS", 30), "a handler without timeoutSeconds gets 30 s"),
-    Variant("handler-timeout-no-max", "002", "timeoutSeconds at most 30", T, (RUNTIME,), "seed_002",
-            _const("MAX_HANDLER_TIMEOUT_SECONDS", 3600), "a timeoutSeconds above 30 is accepted"),
-    Variant("progress-requeue-60s", "002", "topology re-checks progress", T, (RUNTIME,), "seed_002",
-            _const("PROGRESS_REQUEUE_SECONDS", 300.0), "a held upgrade is re-checked every 5 min"),
-    Variant("acpi-not-called", "002", "AfterControlPlaneInitialized is called", T, (RUNTIME,), "seed_002",
-            _attr("controllers.topology.controller:TopologyController._after_control_plane_initialized",
-                  _always(None)), "AfterControlPlaneInitialized is never called"),
-    Variant("after-upgrade-not-called", "002", "AfterClusterUpgrade is called", T, (RUNTIME,), "seed_002",
+            "pre-terminate hook annotations are looked for under a wrong prefix",
+        ),
+        # seed 002: Runtime SDK client and topology hooks
+        Variant(
+            "annotation-hook-retry-10min",
+            "002",
+            "annotation hook retries every 20 min",
+            T,
+            (RUNTIME,),
+            "seed_002",
+            _const("ANNOTATION_HOOK_RETRY_SECONDS", 10 * 60),
+            "the before-upgrade annotation hook waits 10 min",
+        ),
+        Variant(
+            "handler-timeout-30s",
+            "002",
+            "default handler timeoutSeconds 10",
+            T,
+            (RUNTIME,),
+            "RT_TIMEOUT_001 or RT_DISC_002 or RT_FP_001",
+            _const("DEFAULT_HANDLER_TIMEOUT_SECONDS", 30),
+            "a handler without timeoutSeconds gets 30 s",
+        ),
+        Variant(
+            "handler-timeout-no-max",
+            "002",
+            "timeoutSeconds at most 30",
+            T,
+            (RUNTIME,),
+            "RT_TIMEOUT_001 or RT_DISC_002 or RT_FP_001",
+            _const("MAX_HANDLER_TIMEOUT_SECONDS", 3600),
+            "a timeoutSeconds above 30 is accepted",
+        ),
+        Variant(
+            "progress-requeue-60s",
+            "002",
+            "topology re-checks progress",
+            T,
+            (RUNTIME,),
+            "seed_002",
+            _const("PROGRESS_REQUEUE_SECONDS", 300.0),
+            "a held upgrade is re-checked every 5 min",
+        ),
+        Variant(
+            "retry-after-max",
+            "002",
+            "AggregateRetryAfter is the lowest non-zero value",
+            T,
+            (RUNTIME,),
+            "RT_AGG_001 or RT_AGG_002",
+            _attr(
+                "controllers.topology.controller:Scope.retry_after",
+                lambda o: (
+                    lambda self: float(
+                        max([int(r.get("retryAfterSeconds") or 0) for r in self.responses.values()] or [0])
+                    )
+                ),
+            ),
+            "the highest retryAfterSeconds of the answers is used",
+        ),
+        Variant(
+            "before-create-not-blocking",
+            "002",
+            "BeforeClusterCreate blocks creation",
+            T,
+            (RUNTIME,),
+            "RT_BCC_001 or RT_BCC_002 or RT_BCC_003",
+            _attr(
+                "controllers.topology.controller:TopologyController._call",
+                lambda o: lambda self, scope, hook, **f: _unblocked(o(self, scope, hook, **f), hook),
+            ),
+            "a BeforeClusterCreate answer asking to retry does not hold the creation",
+        ),
+        Variant(
+            "acpi-not-called",
+            "002",
+            "AfterControlPlaneInitialized is called",
+            T,
+            (RUNTIME,),
+            "RT_ACPI_001 or RT_ACPI_002 or RT_ACPI_003",
+            _attr("controllers.topology.controller:TopologyController._after_control_plane_initialized", _always(None)),
+            "AfterControlPlaneInitialized is never called",
+        ),
+        Variant(
+            "after-upgrade-not-called",
+            "002",
+            "AfterClusterUpgrade is called",
+            T,
+            (RUNTIME,),
+            "RT_ACU_001 or RT_ACU_002",
             _attr("controllers.topology.controller:TopologyController._after_cluster_upgrade", _always(None)),
-            "AfterClusterUpgrade is never called"),
-    # seed 003: add-on deletion
-    Variant("dependency-requeue-60s", "003", "missing dependencies re-checked every 10 s", A, (ADDONS,),
-            "seed_003", _const("DEPENDENCY_REQUEUE_SECONDS", 60.0), "missing dependencies re-checked each 60 s"),
-    Variant("failed-requeue-60s", "003", "a failed feature is retried after 10 s", A, (ADDONS,), "seed_003",
-            _const("FAILED_REQUEUE_SECONDS", 60.0), "a failed deploy or removal is retried after 60 s"),
-    Variant("removal-poll-60s", "003", "removal progress polled every 5 s", A, (ADDONS,), "seed_003",
-            _const("REMOVAL_POLL_SECONDS", 60.0), "removal progress is polled every 60 s"),
-    Variant("summary-prefix-swapped", "003", "ClusterSummary name profile-type-cluster", A, (ADDONS,), "seed_003",
+            "AfterClusterUpgrade is never called",
+        ),
+        # seed 003: add-on deletion
+        Variant(
+            "dependency-requeue-60s",
+            "003",
+            "missing dependencies re-checked every 10 s",
+            A,
+            (ADDONS,),
+            "seed_003",
+            _const("DEPENDENCY_REQUEUE_SECONDS", 60.0),
+            "missing dependencies re-checked each 60 s",
+        ),
+        Variant(
+            "failed-requeue-60s",
+            "003",
+            "a failed feature is retried after 10 s",
+            A,
+            (ADDONS,),
+            "seed_003",
+            _const("FAILED_REQUEUE_SECONDS", 60.0),
+            "a failed deploy or removal is retried after 60 s",
+        ),
+        Variant(
+            "removal-poll-60s",
+            "003",
+            "removal progress polled every 5 s",
+            A,
+            (ADDONS,),
+            "seed_003",
+            _const("REMOVAL_POLL_SECONDS", 60.0),
+            "removal progress is polled every 60 s",
+        ),
+        Variant(
+            "summary-prefix-swapped",
+            "003",
+            "ClusterSummary name profile-type-cluster",
+            A,
+            (ADDONS,),
+            "AD_REMOVE_002 or AD_ENFORCE_002 or AD_ORDER_003",
             _const("SUMMARY_PREFIX", {"Capi": "sveltos", "Sveltos": "capi"}),
-            "ClusterSummary names use the other cluster type's prefix"),
-    Variant("summary-finalizer-missing", "003", "ClusterSummary finalizer", A, (ADDONS,), "seed_003",
+            "ClusterSummary names use the other cluster type's prefix",
+        ),
+        Variant(
+            "summary-finalizer-missing",
+            "003",
+            "ClusterSummary finalizer",
+            A,
+            (ADDONS,),
+            "seed_003",
             _const("CLUSTER_SUMMARY_FINALIZER", "clustersummary.example.io"),
-            "ClusterSummary carries a finalizer of another name"),
-    Variant("profile-finalizer-missing", "003", "ClusterProfile finalizer", A, (ADDONS,), "seed_003",
+            "ClusterSummary carries a finalizer of another name",
+        ),
+        Variant(
+            "profile-finalizer-missing",
+            "003",
+            "ClusterProfile finalizer",
+            A,
+            (ADDONS,),
+            "seed_003",
             _const("CLUSTER_PROFILE_FINALIZER", "clusterprofile.example.io"),
-            "ClusterProfile carries a finalizer of another name"),
-    Variant("profile-label-wrong", "003", "projectsveltos.io/cluster-profile-name label", A, (ADDONS,),
-            "seed_003", _const("CLUSTER_PROFILE_NAME_LABEL", "projectsveltos.io/profile-name"),
-            "ClusterSummary is labelled with a wrong profile label"),
-    # cluster lifecycle (seeds 000/002: the Cluster's own deletion)
-    Variant("cluster-delete-requeue-60s", "000", "Cluster deletion re-checks descendants", C, (CLUSTER,), "",
-            _const("DELETE_REQUEUE_AFTER", 60.0), "a deleting Cluster re-checks its descendants each 60 s"),
-    Variant("cluster-external-wait-300s", "000", "external objects re-checked every 30 s", C, (CLUSTER,), "",
-            _const("EXTERNAL_READY_WAIT", 300.0, "controllers.cluster."), "infrastructure re-checked each 300 s"),
-    # seed 004: rollout hooks
-    Variant("parallel-groups", "004", "RH_ORDER_001", "rollout_deployment", (ROLLOUT,), "RH_ORDER_001",
-            _parallel_groups, "hooks of two points resolving to one count run as one group"),
-    Variant("no-pause", "004", "RH_ORDER_002", "rollout_deployment", (ROLLOUT,), "RH_ORDER_002",
-            _gate(_no_pause), "the rollout keeps scaling while a hook group runs"),
-    Variant("no-cap", "004", "RH_RECREATE_001", "rollout_deployment", (ROLLOUT,),
-            "RH_RECREATE_001 or RH_DS_003", _gate(_no_cap), "the new revision is not held at the next point"),
-    Variant("abort-ignored", "004", "RH_FAIL_001", "rollout_deployment", (ROLLOUT,),
-            "RH_FAIL_001 or RH_BAD_002 or RH_STS_006", _gate(_abort_ignored), "a failed Abort hook is ignored"),
-    Variant("job-name-untruncated", "004", "Job names fit 63 characters", "rollout_deployment", (ROLLOUT,),
-            "seed_004", _const("MAX_NAME", 253), "hook Job names are not truncated to 63 characters"),
-    # the fake apiserver
-    Variant("finalizers-ignored", "-", "finalizers hold a deletion", APISERVER, (API,), "",
-            _finalizers_ignored, "a deleting object goes away while finalizers remain"),
-    Variant("watch-added-as-modified", "-", "an object starting to match a watch arrives as ADDED", APISERVER,
-            (API,), "", _watch_added_as_modified, "later ADDED events are sent as MODIFIED"),
-    Variant("pdb-round-down", "-", "PDB percentages round up", APISERVER, (API,), "", _pdb_round_down,
-            "PDB percentages are rounded down"),
-    Variant("eviction-ignores-pdb", "-", "eviction honours PDBs", APISERVER, (API,), "", _eviction_ignores_pdb,
-            "an eviction ignores the PodDisruptionBudgets selecting the pod"),
-    Variant("eviction-unready-as-ready", "-", "unhealthyPodEvictionPolicy", APISERVER, (API,), "",
-            _eviction_all_pods_ready, "every pod counts as ready for an eviction"),
-    Variant("disruptions-off-by-one", "-", "disruptionsAllowed = healthy - desired", APISERVER, (API,), "",
-            _disruptions_off_by_one, "disruptionsAllowed is one too many"),
-]}
+            "ClusterProfile carries a finalizer of another name",
+        ),
+        Variant(
+            "profile-label-wrong",
+            "003",
+            "projectsveltos.io/cluster-profile-name label",
+            A,
+            (ADDONS,),
+            "seed_003",
+            _const("CLUSTER_PROFILE_NAME_LABEL", "projectsveltos.io/profile-name"),
+            "ClusterSummary is labelled with a wrong profile label",
+        ),
+        # cluster lifecycle (seeds 000/002: the Cluster's own deletion)
+        Variant(
+            "cluster-delete-requeue-60s",
+            "000",
+            "Cluster deletion re-checks descendants",
+            C,
+            (CLUSTER,),
+            "",
+            _const("DELETE_REQUEUE_AFTER", 60.0),
+            "a deleting Cluster re-checks its descendants each 60 s",
+        ),
+        Variant(
+            "cluster-external-wait-300s",
+            "000",
+            "external objects re-checked every 30 s",
+            C,
+            (CLUSTER,),
+            "",
+            _const("EXTERNAL_READY_WAIT", 300.0, "controllers.cluster."),
+            "infrastructure re-checked each 300 s",
+        ),
+        # seed 004: rollout hooks
+        Variant(
+            "parallel-groups",
+            "004",
+            "RH_ORDER_001",
+            "rollout_deployment",
+            (ROLLOUT,),
+            "RH_ORDER_001",
+            _parallel_groups,
+            "hooks of two points resolving to one count run as one group",
+        ),
+        Variant(
+            "no-pause",
+            "004",
+            "RH_ORDER_002",
+            "rollout_deployment",
+            (ROLLOUT,),
+            "RH_ORDER_002",
+            _gate(_no_pause),
+            "the rollout keeps scaling while a hook group runs",
+        ),
+        Variant(
+            "no-cap",
+            "004",
+            "RH_RECREATE_001",
+            "rollout_deployment",
+            (ROLLOUT,),
+            "RH_RECREATE_001 or RH_DS_003",
+            _gate(_no_cap),
+            "the new revision is not held at the next point",
+        ),
+        Variant(
+            "abort-ignored",
+            "004",
+            "RH_FAIL_001",
+            "rollout_deployment",
+            (ROLLOUT,),
+            "RH_FAIL_001 or RH_BAD_002 or RH_STS_006",
+            _gate(_abort_ignored),
+            "a failed Abort hook is ignored",
+        ),
+        Variant(
+            "no-pause-statefulset",
+            "004",
+            "RH_STS (auto-pause)",
+            "rollout_statefulset",
+            (ROLLOUT,),
+            "seed_004 and rollout_statefulset",
+            _gate(_no_pause),
+            "a StatefulSet rollout keeps going while hooks run",
+        ),
+        Variant(
+            "no-cap-daemonset",
+            "004",
+            "RH_DS_003",
+            "rollout_daemonset",
+            (ROLLOUT,),
+            "seed_004 and rollout_daemonset",
+            _gate(_no_cap),
+            "a DaemonSet rollout is not held at the next point",
+        ),
+        Variant(
+            "job-name-untruncated",
+            "004",
+            "Job names fit 63 characters",
+            "rollout_deployment",
+            (ROLLOUT,),
+            "seed_004",
+            _const("MAX_NAME", 253),
+            "hook Job names are not truncated to 63 characters",
+        ),
+        # the fake apiserver
+        Variant(
+            "finalizers-ignored",
+            "-",
+            "finalizers hold a deletion",
+            APISERVER,
+            (API,),
+            "API_FIN_001 or API_FIN_002 or API_FIN_003 or API_FIN_004",
+            _finalizers_ignored,
+            "a deleting object goes away while finalizers remain",
+        ),
+        Variant(
+            "watch-added-as-modified",
+            "-",
+            "an object starting to match a watch arrives as ADDED",
+            APISERVER,
+            (API,),
+            "API_WATCH_002 or API_WATCH_006 or API_FIN_005",
+            _watch_added_as_modified,
+            "later ADDED events are sent as MODIFIED",
+        ),
+        Variant(
+            "pdb-round-down",
+            "-",
+            "PDB percentages round up",
+            APISERVER,
+            (API,),
+            "API_PDB_002 or API_PDB_003",
+            _pdb_round_down,
+            "PDB percentages are rounded down",
+        ),
+        Variant(
+            "eviction-ignores-pdb",
+            "-",
+            "eviction honours PDBs",
+            APISERVER,
+            (API,),
+            "API_EVICT_004 or API_EVICT_005 or API_EVICT_006 or API_EVICT_007",
+            _eviction_ignores_pdb,
+            "an eviction ignores the PodDisruptionBudgets selecting the pod",
+        ),
+        Variant(
+            "eviction-unready-as-ready",
+            "-",
+            "unhealthyPodEvictionPolicy",
+            APISERVER,
+            (API,),
+            "API_EVICT_004 or API_EVICT_005 or API_EVICT_006 or API_EVICT_007 or API_EVICT_008",
+            _eviction_all_pods_ready,
+            "every pod counts as ready for an eviction",
+        ),
+        Variant(
+            "disruptions-off-by-one",
+            "-",
+            "disruptionsAllowed = healthy - desired",
+            APISERVER,
+            (API,),
+            "API_PDB_002 or API_PDB_003 or API_EVICT_004 or API_EVICT_005",
+            _disruptions_off_by_one,
+            "disruptionsAllowed is one too many",
+        ),
+    ]
+}
 
 
 def _ok_delete() -> Any:
     from controllers.machine import drain
+
     return drain._okay()
+
+
+def _skip_delete() -> Any:
+    from controllers.machine import drain
+
+    return drain._skip()
+
+
+def _ds_owned(pod: dict[str, Any]) -> bool:
+    from harness.kube.ownerrefs import controller_of
+
+    ref = controller_of(pod)
+    return ref is not None and ref.get("kind") == "DaemonSet"
+
+
+def _unblocked(response: dict[str, Any], hook: str) -> dict[str, Any]:
+    return {**response, "retryAfterSeconds": 0} if hook == "BeforeClusterCreate" else response
 
 
 def apply(name: str) -> None:
