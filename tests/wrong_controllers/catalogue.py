@@ -186,6 +186,16 @@ def _watch_added_as_modified() -> None:
     watch_module.Watch.offer = offer  # type: ignore[method-assign]
 
 
+def _grace_period_ignored() -> None:
+    from harness.apiserver.server import APIServer
+
+    def finalized(_rt: Any, obj: dict[str, Any]) -> bool:
+        meta = obj["metadata"]
+        return bool(meta.get("deletionTimestamp")) and not meta.get("finalizers")
+
+    APIServer._finalized = staticmethod(finalized)  # type: ignore[method-assign]
+
+
 def _pdb_round_down() -> None:
     from harness.apiserver import pdb
     from harness.kube.intstr import scaled_value
@@ -224,6 +234,16 @@ def _disruptions_off_by_one() -> None:
     pdb.disruptions_allowed = allowed  # type: ignore[assignment]
     if hasattr(disruption, "disruptions_allowed"):
         disruption.disruptions_allowed = allowed  # type: ignore[attr-defined]
+
+
+def _aggregate_max(original: Any) -> Any:
+    def wrong(hook: Any, responses: list[dict[str, Any]]) -> dict[str, Any]:
+        out = original(hook, responses)
+        if out.get("retryAfterSeconds"):
+            out["retryAfterSeconds"] = max(int(r.get("retryAfterSeconds") or 0) for r in responses)
+        return out
+
+    return wrong
 
 
 M, T, A, C, R = "machine_controller", "topology_controller", "addon_controller", "cluster_controller", None
@@ -342,7 +362,7 @@ VARIANTS: dict[str, Variant] = {
             M,
             (MACHINES,),
             "MD_PREDRAIN_001 or MD_PREDRAIN_002 or MD_PREDRAIN_003",
-            _const("PRE_DRAIN_DELETE_HOOK_PREFIX", "pre-drain.delete.hook.machine.cluster.x-k8s.io"),
+            _const("PRE_DRAIN_DELETE_HOOK_PREFIX", "pre-drain.hook.machine.cluster.x-k8s.io"),
             "pre-drain hook annotations are looked for under a wrong prefix",
         ),
         Variant(
@@ -352,30 +372,10 @@ VARIANTS: dict[str, Variant] = {
             M,
             (MACHINES,),
             "MD_PRETERM_001 or MD_PRETERM_002 or MD_PRETERM_003",
-            _const("PRE_TERMINATE_DELETE_HOOK_PREFIX", "pre-terminate.delete.hook.machine.cluster.x-k8s.io"),
+            _const("PRE_TERMINATE_DELETE_HOOK_PREFIX", "pre-terminate.hook.machine.cluster.x-k8s.io"),
             "pre-terminate hook annotations are looked for under a wrong prefix",
         ),
         # seed 002: Runtime SDK client and topology hooks
-        Variant(
-            "annotation-hook-retry-10min",
-            "002",
-            "annotation hook retries every 20 min",
-            T,
-            (RUNTIME,),
-            "seed_002",
-            _const("ANNOTATION_HOOK_RETRY_SECONDS", 10 * 60),
-            "the before-upgrade annotation hook waits 10 min",
-        ),
-        Variant(
-            "handler-timeout-30s",
-            "002",
-            "default handler timeoutSeconds 10",
-            T,
-            (RUNTIME,),
-            "RT_TIMEOUT_001 or RT_DISC_002 or RT_FP_001",
-            _const("DEFAULT_HANDLER_TIMEOUT_SECONDS", 30),
-            "a handler without timeoutSeconds gets 30 s",
-        ),
         Variant(
             "handler-timeout-no-max",
             "002",
@@ -387,30 +387,13 @@ VARIANTS: dict[str, Variant] = {
             "a timeoutSeconds above 30 is accepted",
         ),
         Variant(
-            "progress-requeue-60s",
-            "002",
-            "topology re-checks progress",
-            T,
-            (RUNTIME,),
-            "seed_002",
-            _const("PROGRESS_REQUEUE_SECONDS", 300.0),
-            "a held upgrade is re-checked every 5 min",
-        ),
-        Variant(
             "retry-after-max",
             "002",
             "AggregateRetryAfter is the lowest non-zero value",
             T,
             (RUNTIME,),
             "RT_AGG_001 or RT_AGG_002",
-            _attr(
-                "controllers.topology.controller:Scope.retry_after",
-                lambda o: (
-                    lambda self: float(
-                        max([int(r.get("retryAfterSeconds") or 0) for r in self.responses.values()] or [0])
-                    )
-                ),
-            ),
+            _attr("controllers.runtime.client:aggregate", _aggregate_max),
             "the highest retryAfterSeconds of the answers is used",
         ),
         Variant(
@@ -609,7 +592,37 @@ VARIANTS: dict[str, Variant] = {
             _const("MAX_NAME", 253),
             "hook Job names are not truncated to 63 characters",
         ),
+        Variant(
+            "abort-ignored-statefulset",
+            "004",
+            "RH_STS_006",
+            "rollout_statefulset",
+            (ROLLOUT,),
+            "RH_STS_006",
+            _gate(_abort_ignored),
+            "a failed Abort hook does not stop a StatefulSet rollout",
+        ),
+        Variant(
+            "parallel-groups-daemonset",
+            "004",
+            "RH_ORDER_001",
+            "rollout_daemonset",
+            (ROLLOUT,),
+            "seed_004 and rollout_daemonset",
+            _parallel_groups,
+            "a DaemonSet's hooks of two points resolving to one count run as one group",
+        ),
         # the fake apiserver
+        Variant(
+            "grace-period-ignored",
+            "-",
+            "a graceful deletion waits for its grace period",
+            APISERVER,
+            (API,),
+            "API_GRACE_001 or API_GRACE_002 or API_GRACE_005 or API_GRACE_007",
+            _grace_period_ignored,
+            "an object deleted with a grace period goes away at once",
+        ),
         Variant(
             "finalizers-ignored",
             "-",
