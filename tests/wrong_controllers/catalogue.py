@@ -21,7 +21,6 @@ MACHINES = "features/test_machine_deletion_scenarios.py"
 ROLLOUT = "features/test_rollout_hooks_scenarios.py"
 RUNTIME = "features/test_runtime_hooks_scenarios.py"
 ADDONS = "features/test_addon_deletion_scenarios.py"
-CLUSTER = "features/test_cluster_lifecycle_scenarios.py"
 API = "features/test_apiserver_scenarios.py"
 
 
@@ -246,7 +245,39 @@ def _aggregate_max(original: Any) -> Any:
     return wrong
 
 
-M, T, A, C, R = "machine_controller", "topology_controller", "addon_controller", "cluster_controller", None
+def _unblocking(blocked_hook: str) -> Callable[[], None]:
+    """The topology controller reads every ``blocked_hook`` answer as if it asked for no retry."""
+
+    def make(original: Any) -> Any:
+        def wrong(self: Any, scope: Any, hook: str, **fields: Any) -> dict[str, Any]:
+            response = original(self, scope, hook, **fields)
+            if hook == blocked_hook:
+                response = {**response, "retryAfterSeconds": 0}
+                scope.responses[hook] = response
+            return response
+
+        return wrong
+
+    return _attr("controllers.topology.controller:TopologyController._call", make)
+
+
+def _watch_deleted_as_modified() -> None:
+    from harness.apiserver import watch as watch_module
+    from harness.kube.names.meta import DELETED, MODIFIED
+
+    offer = watch_module.Watch.offer
+
+    def wrong(self: Any, event_type: str, obj: dict[str, Any], old: dict[str, Any] | None) -> None:
+        # The bug: an object that stops matching the watch's selector arrives as MODIFIED, not DELETED.
+        if event_type != DELETED and not self.closed and not self._matches(obj) and self._matches(old):
+            self._push(MODIFIED, obj)
+            return
+        offer(self, event_type, obj, old)
+
+    watch_module.Watch.offer = wrong  # type: ignore[method-assign]
+
+
+M, T, A = "machine_controller", "topology_controller", "addon_controller"
 
 VARIANTS: dict[str, Variant] = {
     v.name: v
@@ -375,6 +406,16 @@ VARIANTS: dict[str, Variant] = {
             _const("PRE_TERMINATE_DELETE_HOOK_PREFIX", "pre-terminate.hook.machine.cluster.x-k8s.io"),
             "pre-terminate hook annotations are looked for under a wrong prefix",
         ),
+        Variant(
+            "cordon-skipped",
+            "001",
+            "the Node is cordoned before the drain",
+            M,
+            (MACHINES,),
+            "MD_DRAIN_001 or MD_DRAIN_002 or MD_DRAIN_003 or MD_PREDRAIN_002",
+            _attr("controllers.machine.drain:Drainer.cordon", _always(None)),
+            "the Node is drained without being cordoned (spec.unschedulable never set)",
+        ),
         # seed 002: Runtime SDK client and topology hooks
         Variant(
             "handler-timeout-no-max",
@@ -403,11 +444,28 @@ VARIANTS: dict[str, Variant] = {
             T,
             (RUNTIME,),
             "RT_BCC_001 or RT_BCC_002 or RT_BCC_003",
-            _attr(
-                "controllers.topology.controller:TopologyController._call",
-                lambda o: lambda self, scope, hook, **f: _unblocked(o(self, scope, hook, **f), hook),
-            ),
+            _unblocking("BeforeClusterCreate"),
             "a BeforeClusterCreate answer asking to retry does not hold the creation",
+        ),
+        Variant(
+            "before-delete-not-blocking",
+            "002",
+            "BeforeClusterDelete blocks the deletion",
+            T,
+            (RUNTIME,),
+            "RT_BCD_001 or RT_BCD_002 or RT_BCD_003",
+            _unblocking("BeforeClusterDelete"),
+            "a BeforeClusterDelete answer asking to retry does not hold the Cluster's deletion",
+        ),
+        Variant(
+            "before-upgrade-not-blocking",
+            "002",
+            "BeforeClusterUpgrade blocks the upgrade",
+            T,
+            (RUNTIME,),
+            "RT_BCU_001 or RT_BCU_002",
+            _unblocking("BeforeClusterUpgrade"),
+            "a BeforeClusterUpgrade answer asking to retry does not hold the upgrade",
         ),
         Variant(
             "acpi-not-called",
@@ -431,95 +489,44 @@ VARIANTS: dict[str, Variant] = {
         ),
         # seed 003: add-on deletion
         Variant(
-            "dependency-requeue-60s",
+            "leave-policies-removed",
             "003",
-            "missing dependencies re-checked every 10 s",
+            "LeavePolicies leaves the add-ons in place",
             A,
             (ADDONS,),
             "seed_003",
-            _const("DEPENDENCY_REQUEUE_SECONDS", 60.0),
-            "missing dependencies re-checked each 60 s",
+            _const("LEAVE_POLICIES", "LeavePolicy", "controllers.addons.controller"),
+            "clusterDeletionBehavior LeavePolicies removes the add-ons like RemovePolicies",
         ),
         Variant(
-            "failed-requeue-60s",
+            "default-behavior-leave",
             "003",
-            "a failed feature is retried after 10 s",
+            "RemovePolicies is the default",
             A,
             (ADDONS,),
             "seed_003",
-            _const("FAILED_REQUEUE_SECONDS", 60.0),
-            "a failed deploy or removal is retried after 60 s",
+            _const("REMOVE_POLICIES", "LeavePolicies", "controllers.addons.controller"),
+            "a profile without clusterDeletionBehavior leaves its add-ons behind",
         ),
         Variant(
-            "removal-poll-60s",
+            "enforce-not-blocking",
             "003",
-            "removal progress polled every 5 s",
+            "EnforceRemovePolicies blocks deletion until cleanup",
             A,
             (ADDONS,),
             "seed_003",
-            _const("REMOVAL_POLL_SECONDS", 60.0),
-            "removal progress is polled every 60 s",
+            _attr("controllers.addons.controller:AddonController._enforcing", _always(False)),
+            "EnforceRemovePolicies does not hold the Cluster's deletion until the add-ons are gone",
         ),
         Variant(
-            "summary-prefix-swapped",
+            "enforce-gate-not-registered",
             "003",
-            "ClusterSummary name profile-type-cluster",
-            A,
-            (ADDONS,),
-            "AD_REMOVE_002 or AD_ENFORCE_002 or AD_ORDER_003",
-            _const("SUMMARY_PREFIX", {"Capi": "sveltos", "Sveltos": "capi"}),
-            "ClusterSummary names use the other cluster type's prefix",
-        ),
-        Variant(
-            "summary-finalizer-missing",
-            "003",
-            "ClusterSummary finalizer",
+            "EnforceRemovePolicies registers BeforeClusterDelete",
             A,
             (ADDONS,),
             "seed_003",
-            _const("CLUSTER_SUMMARY_FINALIZER", "clustersummary.example.io"),
-            "ClusterSummary carries a finalizer of another name",
-        ),
-        Variant(
-            "profile-finalizer-missing",
-            "003",
-            "ClusterProfile finalizer",
-            A,
-            (ADDONS,),
-            "seed_003",
-            _const("CLUSTER_PROFILE_FINALIZER", "clusterprofile.example.io"),
-            "ClusterProfile carries a finalizer of another name",
-        ),
-        Variant(
-            "profile-label-wrong",
-            "003",
-            "projectsveltos.io/cluster-profile-name label",
-            A,
-            (ADDONS,),
-            "seed_003",
-            _const("CLUSTER_PROFILE_NAME_LABEL", "projectsveltos.io/profile-name"),
-            "ClusterSummary is labelled with a wrong profile label",
-        ),
-        # cluster lifecycle (seeds 000/002: the Cluster's own deletion)
-        Variant(
-            "cluster-delete-requeue-60s",
-            "000",
-            "Cluster deletion re-checks descendants",
-            C,
-            (CLUSTER,),
-            "",
-            _const("DELETE_REQUEUE_AFTER", 60.0),
-            "a deleting Cluster re-checks its descendants each 60 s",
-        ),
-        Variant(
-            "cluster-external-wait-300s",
-            "000",
-            "external objects re-checked every 30 s",
-            C,
-            (CLUSTER,),
-            "",
-            _const("EXTERNAL_READY_WAIT", 300.0, "controllers.cluster."),
-            "infrastructure re-checked each 300 s",
+            _attr("controllers.addons.controller:AddonController._ensure_gate", _always(None)),
+            "EnforceRemovePolicies never registers its BeforeClusterDelete handler",
         ),
         # seed 004: rollout hooks
         Variant(
@@ -644,6 +651,16 @@ VARIANTS: dict[str, Variant] = {
             "later ADDED events are sent as MODIFIED",
         ),
         Variant(
+            "watch-deleted-as-modified",
+            "-",
+            "an object leaving a watch's selector arrives as DELETED",
+            APISERVER,
+            (API,),
+            "API_WATCH_002 or API_WATCH_006 or API_FIN_005",
+            _watch_deleted_as_modified,
+            "an object that stops matching a label-selected watch arrives as MODIFIED",
+        ),
+        Variant(
             "pdb-round-down",
             "-",
             "PDB percentages round up",
@@ -704,10 +721,6 @@ def _ds_owned(pod: dict[str, Any]) -> bool:
 
     ref = controller_of(pod)
     return ref is not None and ref.get("kind") == "DaemonSet"
-
-
-def _unblocked(response: dict[str, Any], hook: str) -> dict[str, Any]:
-    return {**response, "retryAfterSeconds": 0} if hook == "BeforeClusterCreate" else response
 
 
 def apply(name: str) -> None:
