@@ -277,6 +277,17 @@ def _watch_deleted_as_modified() -> None:
     watch_module.Watch.offer = wrong  # type: ignore[method-assign]
 
 
+def _first_message_only(original: Any) -> Any:
+    def wrong(hook: Any, responses: list[dict[str, Any]]) -> dict[str, Any]:
+        out = original(hook, responses)
+        messages = [str(r.get("message") or "") for r in responses if r.get("message")]
+        if messages:
+            out["message"] = messages[0]
+        return out
+
+    return wrong
+
+
 M, T, A = "machine_controller", "topology_controller", "addon_controller"
 
 VARIANTS: dict[str, Variant] = {
@@ -416,6 +427,36 @@ VARIANTS: dict[str, Variant] = {
             _attr("controllers.machine.drain:Drainer.cordon", _always(None)),
             "the Node is drained without being cordoned (spec.unschedulable never set)",
         ),
+        Variant(
+            "drain-retry-60s",
+            "001",
+            "MD_DRAIN_015 (repeated every 20 s)",
+            M,
+            (MACHINES,),
+            "MD_DRAIN_015",
+            _const("DRAIN_RETRY_INTERVAL", 60.0),
+            "a refused drain is retried every 60 s instead of 20 s",
+        ),
+        Variant(
+            "drain-skipped",
+            "001",
+            "the Node is drained (phase 4)",
+            M,
+            (MACHINES,),
+            "MD_DRAIN_001 or MD_DRAIN_002 or MD_DRAIN_003",
+            _attr("controllers.machine.deletion:is_node_drain_allowed", _always(False)),
+            "the Node is never drained, as if every Machine were excluded",
+        ),
+        Variant(
+            "volume-wait-skipped",
+            "001",
+            "volumes are waited for (phase 6)",
+            M,
+            (MACHINES,),
+            "MD_VOL_001 or MD_VOL_002 or MD_VOL_003 or MD_VOL_004",
+            _attr("controllers.machine.deletion:is_node_volume_detaching_allowed", _always(False)),
+            "the infrastructure is deleted without waiting for the Node's volumes to detach",
+        ),
         # seed 002: Runtime SDK client and topology hooks
         Variant(
             "handler-timeout-no-max",
@@ -468,6 +509,16 @@ VARIANTS: dict[str, Variant] = {
             "a BeforeClusterUpgrade answer asking to retry does not hold the upgrade",
         ),
         Variant(
+            "messages-not-joined",
+            "002",
+            "RT_AGG_001 (messages joined)",
+            T,
+            (RUNTIME,),
+            "RT_AGG_001",
+            _attr("controllers.runtime.client:aggregate", _first_message_only),
+            "only the first extension's message is kept when several answer",
+        ),
+        Variant(
             "acpi-not-called",
             "002",
             "AfterControlPlaneInitialized is called",
@@ -497,16 +548,6 @@ VARIANTS: dict[str, Variant] = {
             "seed_003",
             _const("LEAVE_POLICIES", "LeavePolicy", "controllers.addons.controller"),
             "clusterDeletionBehavior LeavePolicies removes the add-ons like RemovePolicies",
-        ),
-        Variant(
-            "default-behavior-leave",
-            "003",
-            "RemovePolicies is the default",
-            A,
-            (ADDONS,),
-            "seed_003",
-            _const("REMOVE_POLICIES", "LeavePolicies", "controllers.addons.controller"),
-            "a profile without clusterDeletionBehavior leaves its add-ons behind",
         ),
         Variant(
             "enforce-not-blocking",
@@ -590,16 +631,6 @@ VARIANTS: dict[str, Variant] = {
             "a DaemonSet rollout is not held at the next point",
         ),
         Variant(
-            "job-name-untruncated",
-            "004",
-            "Job names fit 63 characters",
-            "rollout_deployment",
-            (ROLLOUT,),
-            "seed_004",
-            _const("MAX_NAME", 253),
-            "hook Job names are not truncated to 63 characters",
-        ),
-        Variant(
             "abort-ignored-statefulset",
             "004",
             "RH_STS_006",
@@ -610,26 +641,16 @@ VARIANTS: dict[str, Variant] = {
             "a failed Abort hook does not stop a StatefulSet rollout",
         ),
         Variant(
-            "parallel-groups-daemonset",
+            "no-pause-daemonset",
             "004",
-            "RH_ORDER_001",
+            "nothing scales while a hook runs",
             "rollout_daemonset",
             (ROLLOUT,),
             "seed_004 and rollout_daemonset",
-            _parallel_groups,
-            "a DaemonSet's hooks of two points resolving to one count run as one group",
+            _gate(_no_pause),
+            "a DaemonSet rollout keeps going while hooks run",
         ),
         # the fake apiserver
-        Variant(
-            "grace-period-ignored",
-            "-",
-            "a graceful deletion waits for its grace period",
-            APISERVER,
-            (API,),
-            "API_GRACE_001 or API_GRACE_002 or API_GRACE_005 or API_GRACE_007",
-            _grace_period_ignored,
-            "an object deleted with a grace period goes away at once",
-        ),
         Variant(
             "finalizers-ignored",
             "-",
@@ -679,16 +700,6 @@ VARIANTS: dict[str, Variant] = {
             "API_EVICT_004 or API_EVICT_005 or API_EVICT_006 or API_EVICT_007",
             _eviction_ignores_pdb,
             "an eviction ignores the PodDisruptionBudgets selecting the pod",
-        ),
-        Variant(
-            "eviction-unready-as-ready",
-            "-",
-            "unhealthyPodEvictionPolicy",
-            APISERVER,
-            (API,),
-            "API_EVICT_004 or API_EVICT_005 or API_EVICT_006 or API_EVICT_007 or API_EVICT_008",
-            _eviction_all_pods_ready,
-            "every pod counts as ready for an eviction",
         ),
         Variant(
             "disruptions-off-by-one",
