@@ -34,11 +34,11 @@ from typing import TYPE_CHECKING, Any
 
 from harness.apiserver import builtins
 from harness.apiserver.resources import ResourceType
-from harness.apiserver.store import clone
 from harness.kube import errors, validation
 from harness.kube.conditions import set_status_condition
 from harness.kube.errors import FieldError
 from harness.kube.names.apiextensions import CRD_KIND, SCOPE_CLUSTER, SCOPE_NAMESPACED
+from harness.kube.objects import clone
 from harness.kube.validation import FIELD_IMMUTABLE_MSG
 
 if TYPE_CHECKING:

@@ -45,7 +45,7 @@ _STRIPPED_META = ("name", "namespace", "uid", "resourceVersion", "generation", "
 
 class SharedFields(dict):  # type: ignore[type-arg]
     """A ``fieldsV1`` tree the server wrote: stored objects and the copies handed out share it
-    (``store.clone`` copies only plain dicts and lists), because nothing edits one in place (a
+    (``harness.kube.objects.clone`` copies only plain dicts and lists), because nothing edits one in place (a
     write that changes ownership encodes a new tree) and copying it would double the cost of
     every copy of every object. ``copy.deepcopy`` shares it too; the one patch that can edit
     inside it (a JSON patch under ``/metadata/managedFields``) works on a plain copy

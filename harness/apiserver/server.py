@@ -32,7 +32,7 @@ from harness.apiserver import (
 )
 from harness.apiserver.audit import AuditLog
 from harness.apiserver.resources import Registry, ResourceType
-from harness.apiserver.store import Store, clone
+from harness.apiserver.store import Store
 from harness.apiserver.watch import Watch
 from harness.clock import VirtualClock
 from harness.kube import errors, selectors
@@ -48,6 +48,7 @@ from harness.kube.names.meta import (
 from harness.kube.names.meta import PROPAGATION_BACKGROUND as BACKGROUND
 from harness.kube.names.meta import PROPAGATION_FOREGROUND as FOREGROUND
 from harness.kube.names.meta import PROPAGATION_ORPHAN as ORPHAN
+from harness.kube.objects import clone
 
 log = logging.getLogger("lifecycle_tck.apiserver")
 

@@ -13,11 +13,11 @@ from harness.apiserver import subresources
 from harness.apiserver.clusters import ClusterSet, cluster_from_url, server_from_kubeconfig
 from harness.apiserver.resources import ResourceType
 from harness.apiserver.server import APIServer
-from harness.apiserver.store import clone
 from harness.apiserver.subresources import SubresourceRequest
 from harness.apiserver.watch import Watch
 from harness.kube.errors import StatusError
 from harness.kube.names.meta import MERGE_PATCH_CONTENT_TYPE
+from harness.kube.objects import clone
 
 
 class InProcessWatch:

@@ -8,8 +8,8 @@ from typing import Any
 
 import yaml
 
-from harness.apiserver.store import clone
 from harness.client import ApiError, Client
+from harness.kube.objects import clone
 
 # CRDs first so their kinds exist, then namespaces so content has somewhere to go.
 _ORDER = {"CustomResourceDefinition": 0, "Namespace": 1}
