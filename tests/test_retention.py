@@ -113,3 +113,22 @@ def test_without_limits_the_same_rewrites_stay_in_memory() -> None:
     # The bound above could fail: an unbounded world holds every version it was sent.
     world = World(simulators=[], crds=False)
     assert _rewrite_and_forget(world, 20) > 18 * DATA
+
+
+def test_a_watcher_that_leaves_too_many_events_unread_is_closed_and_lets_them_go() -> None:
+    watch = Watch(namespace=None, matcher=None)
+    watch.max_queued = 3
+    for i in range(3):
+        watch.offer("ADDED", {"metadata": {"name": f"c{i}", "resourceVersion": str(i + 1)}}, None)
+    assert len(watch.events) == 3 and not watch.closed
+    watch.offer("ADDED", {"metadata": {"name": "c3", "resourceVersion": "4"}}, None)
+    assert watch.closed and not watch.events  # its stream ends; the client lists and watches again
+
+
+def test_a_watcher_that_keeps_up_is_never_closed() -> None:
+    watch = Watch(namespace=None, matcher=None)
+    watch.max_queued = 3
+    for i in range(10):
+        watch.offer("ADDED", {"metadata": {"name": f"c{i}", "resourceVersion": str(i + 1)}}, None)
+        watch.drain()
+    assert not watch.closed

@@ -45,6 +45,10 @@ class Watch:
         self.events: deque[tuple[str, dict[str, Any]]] = deque()
         self.on_event: Callable[[], None] | None = None
         self.closed = False
+        # Events a watcher may leave unread before it is closed, as kube-apiserver's watch cache closes a
+        # watcher that does not keep up (its client lists and watches again); None: no limit (in-world
+        # watchers, read at every settle).
+        self.max_queued: int | None = None
         self.last_rv = "0"
         self._close_hook: Callable[[Watch], None] | None = None
 
@@ -104,6 +108,11 @@ class Watch:
             obj = self.convert(obj)
         elif self.api_version and obj.get("apiVersion") != self.api_version:
             obj = {**obj, "apiVersion": self.api_version}
+        if self.max_queued is not None and len(self.events) >= self.max_queued:
+            # Unresponsive: drop what it left unread (the objects it pins) and end its stream.
+            self.events.clear()
+            self.stop()
+            return
         self.events.append((event_type, obj))
         self._notify()
 

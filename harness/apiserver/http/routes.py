@@ -60,6 +60,8 @@ from harness.kube.names.meta import (
 
 # The methods a resource itself answers (a subresource's come from its verbs).
 _RESOURCE_METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE")
+# A watch stream whose client leaves this many events unread is closed (harness/apiserver/watch.py).
+WATCH_QUEUE_LIMIT = 100_000
 
 
 @dataclass
@@ -288,6 +290,7 @@ def _watch(
         resource_version=None if initial_events else query.get("resourceVersion") or None,
         allow_bookmarks=options.parse_bool("allowWatchBookmarks", query.get("allowWatchBookmarks")),
     )
+    watch.max_queued = WATCH_QUEUE_LIMIT
     if initial_events:
         watch.bookmark(str(server.store.resource_version), {INITIAL_EVENTS_END: "true"})
     if fault is not None and fault.fault == faults.EXPIRED:
