@@ -101,7 +101,8 @@ def strict_problems(unknown: list[str], duplicates: list[str]) -> list[str]:
 # -- Go type rendering -----------------------------------------------------------------------------
 
 
-def _json_kind(value: Any) -> str:
+def json_kind(value: Any) -> str:
+    """The JSON kind Go's decoder names in an ``UnmarshalTypeError`` (``number``, ``object``...)."""
     if isinstance(value, bool):
         return "bool"
     if isinstance(value, (int, float)):
@@ -319,7 +320,7 @@ def _decode(value: Any, node: _Node, struct: str, walk: _Walk) -> Any:
         return value
     if shape == _STRUCT:
         if not isinstance(value, dict):
-            raise walk.type_error(_json_kind(value), struct, node.go)
+            raise walk.type_error(json_kind(value), struct, node.go)
         properties = node.properties
         out: dict[str, Any] = {}
         path = walk.path
@@ -347,18 +348,18 @@ def _decode(value: Any, node: _Node, struct: str, walk: _Walk) -> Any:
         return out
     if shape == _STRING:
         if not isinstance(value, str):
-            raise walk.type_error(_json_kind(value), struct, node.go)
+            raise walk.type_error(json_kind(value), struct, node.go)
         return value
     if shape == _INTEGER or (shape == _INT_OR_STRING and not isinstance(value, str)):
         if not _is_number(value):
-            raise walk.type_error(_json_kind(value), struct, node.go)
+            raise walk.type_error(json_kind(value), struct, node.go)
         low, high = INT_RANGES[node.go]
         if isinstance(value, float) or not low <= value <= high:
             raise walk.type_error(f"number {_number_literal(value)}", struct, node.go)
         return value
     if shape == _ARRAY:
         if not isinstance(value, list):
-            raise walk.type_error(_json_kind(value), struct, node.go)
+            raise walk.type_error(json_kind(value), struct, node.go)
         item_node = node.item
         if item_node.shape == _ANY:
             return value
@@ -371,12 +372,12 @@ def _decode(value: Any, node: _Node, struct: str, walk: _Walk) -> Any:
         return out_list
     if shape == _MAP:
         if not isinstance(value, dict):
-            raise walk.type_error(_json_kind(value), struct, node.go)
+            raise walk.type_error(json_kind(value), struct, node.go)
         item_node = node.item
         if item_node.shape == _STRING:
             for item in value.values():
                 if not isinstance(item, str) and item is not None:
-                    raise walk.type_error(_json_kind(item), struct, item_node.go)
+                    raise walk.type_error(json_kind(item), struct, item_node.go)
             return dict(value)
         out_map = {}
         path = walk.path
@@ -387,11 +388,11 @@ def _decode(value: Any, node: _Node, struct: str, walk: _Walk) -> Any:
         return out_map
     if shape == _NUMBER:
         if not _is_number(value):
-            raise walk.type_error(_json_kind(value), struct, node.go)
+            raise walk.type_error(json_kind(value), struct, node.go)
         return value
     if shape == _BOOLEAN:
         if not isinstance(value, bool):
-            raise walk.type_error(_json_kind(value), struct, node.go)
+            raise walk.type_error(json_kind(value), struct, node.go)
         return value
     if shape == _QUANTITY:
         if not (_is_number(value) or (isinstance(value, str) and _QUANTITY_RE.match(value.strip()))):
@@ -399,7 +400,7 @@ def _decode(value: Any, node: _Node, struct: str, walk: _Walk) -> Any:
         return value
     if shape == _TIME:
         if not isinstance(value, str):
-            raise walk.type_error(_json_kind(value), struct, "string")
+            raise walk.type_error(json_kind(value), struct, "string")
         if not _RFC3339_RE.match(value):
             raise DecodeError(f'parsing time "{value}" as "{RFC3339_LAYOUT}": cannot parse "{value}" as "2006"')
         return value
@@ -542,7 +543,7 @@ def check_type_meta(kind: str, body: dict[str, Any]) -> None:
         summary = summarize(current().raw or _compact(body).encode())
         raise errors.bad_request(
             f"the object provided is unrecognized (must be of type {kind}): couldn't get version/kind; "
-            f"json parse error: json: cannot unmarshal {_json_kind(value)} into Go struct field .{key} of type "
+            f"json parse error: json: cannot unmarshal {json_kind(value)} into Go struct field .{key} of type "
             f"string ({summary})"
         )
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from harness.apiserver.decoding import json_kind
 from harness.kube import errors
 
 # field -> (Go type as the decoder names it, accepted Python types); null is always accepted
@@ -26,19 +27,6 @@ _FIELDS: dict[str, tuple[str, tuple[type, ...]]] = {
 }
 _PRECONDITIONS = {"uid": "types.UID", "resourceVersion": "string"}
 INT64_MAX = 2**63 - 1
-
-
-def json_kind(value: Any) -> str:
-    """The JSON kind Go's decoder names in an ``UnmarshalTypeError`` (``number``, ``object``...)."""
-    if isinstance(value, bool):
-        return "bool"
-    if isinstance(value, (int, float)):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, list):
-        return "array"
-    return "object"
 
 
 def _refuse(owner: str, value: Any, struct: str, path: str, go_type: str) -> errors.StatusError:
