@@ -141,6 +141,57 @@ Feature: What happens to a ClusterProfile's add-ons when a cluster is deleted
     When the Cluster "c1" is deleted
     Then within 60 seconds the add-ons of "a" are gone from the workload cluster of "c1"
 
+  # Seed 003 (Notes): without a ClusterClass nothing gates the deletion, so the Cluster may be gone while
+  # a removal is still under way; upstream's ClusterSummary then lets go (reference §4.2 step 4: a Cluster
+  # that is not present -> handleDeletedCluster, finalizer removed).
+  @seed_003 @must @AD_NOCLASS_003
+  Scenario Outline: A Cluster without a ClusterClass goes while its add-ons cannot be removed, and its ClusterSummary follows (<behaviour>)
+    Given a Cluster "c1" without a ClusterClass labelled "env=prod"
+    And the ClusterProfiles:
+      | name | clusters | deletion    |
+      | a    | env=prod | <behaviour> |
+    And the add-ons of "a" are in the workload cluster of "c1"
+    And the workload cluster of "c1" has become unreachable
+    When the Cluster "c1" is deleted
+    Then within 300 seconds the Cluster "c1" is gone
+    And within 30 seconds the ClusterSummary "a-capi-c1" is gone
+
+    Examples:
+      | behaviour             |
+      | RemovePolicies        |
+      | EnforceRemovePolicies |
+
+  # Seed 003 sets clusterDeletionBehavior per ClusterProfile ("what should Sveltos do with resources
+  # deployed by this ClusterProfile?"); a Cluster matched by several profiles gets each one's behaviour.
+  @seed_003 @must @AD_MIXED_001
+  Scenario: Each ClusterProfile of a deleted Cluster treats its own add-ons as its clusterDeletionBehavior says
+    Given a ClusterClass Cluster "c1" labelled "env=prod"
+    And the ClusterProfiles:
+      | name | clusters | deletion              |
+      | keep | env=prod | LeavePolicies         |
+      | drop | env=prod | RemovePolicies        |
+      | gate | env=prod | EnforceRemovePolicies |
+    And the add-ons of "keep, drop, gate" are in the workload cluster of "c1"
+    When the Cluster "c1" is deleted
+    Then within 60 seconds the add-ons of "drop, gate" are gone from the workload cluster of "c1"
+    And the add-ons of "keep" are still in the workload cluster of "c1"
+    And within 300 seconds the Cluster "c1" is gone
+
+  @seed_003 @must @AD_MIXED_002
+  Scenario: One EnforceRemovePolicies profile holds the Cluster that its other profiles would let go, and only its removal is waited for
+    Given a ClusterClass Cluster "c1" labelled "env=prod"
+    And the ClusterProfiles:
+      | name | clusters | deletion              |
+      | keep | env=prod | LeavePolicies         |
+      | drop | env=prod | RemovePolicies        |
+      | gate | env=prod | EnforceRemovePolicies |
+    And the add-ons of "keep, drop, gate" are in the workload cluster of "c1"
+    And the workload cluster of "c1" has become unreachable
+    When the Cluster "c1" is deleted
+    Then for 120 seconds the Cluster "c1" stays, not marked ok to delete
+    And the ClusterSummary "keep-capi-c1" is gone
+    And the add-on controller answers BeforeClusterDelete for "c1" with "Success", retryAfterSeconds 10 and a message naming only "gate-capi-c1"
+
   # Seed 003 (SveltosCluster case): deleting a SveltosCluster only means Sveltos stops managing the
   # cluster, so nothing is removed from it and nothing waits, whatever clusterDeletionBehavior says.
   @seed_003 @must @AD_SVELTOS_001

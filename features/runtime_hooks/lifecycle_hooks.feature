@@ -94,6 +94,30 @@ Feature: Lifecycle hooks of a Cluster with a managed topology
     And the Cluster "c1" has no pending hooks
     And the Cluster "c1" reports TopologyReconciled "True"
 
+  # Seed 002 says AfterControlPlaneInitialized "does not block any further changes to the Cluster": its
+  # answer cannot ask to wait (RT_ACPI_004). A failing call is a reconcile error, and upstream's
+  # reconcileState (internal/controllers/topology/cluster/reconcile_state.go) calls the After hooks before
+  # it reconciles any object of the topology: the topology goes no further until the hook succeeds, as the
+  # seed's "Risks and Mitigations" grants for an extension that "fails indefinitely".
+  @seed_002 @must @RT_ACPI_005
+  Scenario: While AfterControlPlaneInitialized fails, a new version of the topology is not given to the control plane
+    Given the extension "ext" answers AfterControlPlaneInitialized with "Failure" and the message "not yet"
+    And a Cluster "c1" with a managed topology at version "v1.31.0" has been created
+    And the Cluster "c1" has reported the failure of AfterControlPlaneInitialized
+    When the Cluster "c1" is upgraded to "v1.32.0"
+    Then the KubeadmControlPlane "c1" stays at the version "v1.31.0" for 120 seconds
+    And the Cluster "c1" reports TopologyReconciled "False" with reason "TopologyReconcileFailed" and a message containing "AfterControlPlaneInitialized"
+
+  @seed_002 @must @RT_ACPI_005
+  Scenario: Once AfterControlPlaneInitialized succeeds, the change of the topology that waited goes on
+    Given the extension "ext" answers AfterControlPlaneInitialized with "Failure" and the message "not yet"
+    And a Cluster "c1" with a managed topology at version "v1.31.0" has been created
+    And the Cluster "c1" has reported the failure of AfterControlPlaneInitialized
+    And the Cluster "c1" has been upgraded to "v1.32.0"
+    When the extension "ext" answers AfterControlPlaneInitialized with "Success"
+    Then within 120 seconds the extension "ext" answers AfterControlPlaneInitialized with "Success"
+    And within 60 seconds the KubeadmControlPlane "c1" has the version "v1.32.0"
+
   @seed_002 @must @RT_BCU_001
   Scenario: A blocking BeforeClusterUpgrade keeps the control plane at its version, and is told both versions
     Given a running Cluster "c1" with a managed topology at version "v1.31.0"
@@ -156,6 +180,18 @@ Feature: Lifecycle hooks of a Cluster with a managed topology
     Then within 300 seconds the extension "ext" receives AfterClusterUpgrade
     And the Cluster "c1" has no pending hooks
     And the Cluster "c1" reports TopologyReconciled "True"
+
+  # The classic model again (seed 002 "After Cluster Upgrade": the hook "does not block any further changes or
+  # upgrades to the Cluster"); Cluster API v1.12+ refuses a new version while AfterClusterUpgrade asks to retry.
+  @seed_002 @must @RT_ACU_003
+  Scenario: An AfterClusterUpgrade answer asking to retry later does not hold the next upgrade
+    Given a running Cluster "c1" with a managed topology at version "v1.31.0"
+    And the extension "ext" answers AfterClusterUpgrade with retryAfterSeconds 600 and the message "checking add-ons"
+    And the Cluster "c1" has been upgraded to "v1.32.0"
+    And the extension "ext" has received AfterClusterUpgrade
+    When the Cluster "c1" is upgraded to "v1.33.0"
+    Then within 60 seconds the KubeadmControlPlane "c1" has the version "v1.33.0"
+    And the last BeforeClusterUpgrade request to "ext" carried "fromKubernetesVersion" "v1.32.0"
 
   @seed_002 @must @RT_BCD_001
   Scenario: A blocking BeforeClusterDelete keeps the Cluster and everything in it

@@ -750,6 +750,30 @@ def then_control_plane_version(ctx: ScenarioContext, ref: str, version: str) -> 
     assert (kcp.get("spec") or {}).get("version") == version, f"the control plane is at {kcp.get('spec')}"
 
 
+def _control_plane_version(ctx: ScenarioContext, ref: str) -> str | None:
+    namespace, name = _split(ref)
+    kcp = find_in(ctx.client, CONTROL_PLANE_API_VERSION, "KubeadmControlPlane", name, namespace)
+    assert kcp is not None, f"no KubeadmControlPlane {ref}"
+    return (kcp.get("spec") or {}).get("version")  # type: ignore[no-any-return]
+
+
+@then(sentence('within {seconds:Int} seconds the KubeadmControlPlane "{ref:Q}" has the version "{version:Q}"'))
+def then_control_plane_version_within(ctx: ScenarioContext, seconds: int, ref: str, version: str) -> None:
+    assert ctx.wait_until(lambda: _control_plane_version(ctx, ref) == version, seconds), (
+        f"the KubeadmControlPlane {ref} is at {_control_plane_version(ctx, ref)!r} after {seconds} seconds")
+
+
+@then(sentence('the KubeadmControlPlane "{ref:Q}" stays at the version "{version:Q}" for {seconds:Int} seconds'))
+def then_control_plane_stays(ctx: ScenarioContext, ref: str, version: str, seconds: int) -> None:
+    end = ctx.scene.now() + seconds
+    while True:
+        actual = _control_plane_version(ctx, ref)
+        assert actual == version, f"the KubeadmControlPlane {ref} went to {actual!r} at {ctx.scene.now()}"
+        if ctx.scene.now() >= end:
+            return
+        ctx.scene.advance(min(POLL_SECONDS, end - ctx.scene.now()))
+
+
 @then(sentence('the ExtensionConfig "{name:Q}" is not discovered, with the message:'))
 def then_not_discovered(ctx: ScenarioContext, runtime: RuntimeScene, name: str, docstring: str) -> None:
     condition = _discovered(ctx, name)

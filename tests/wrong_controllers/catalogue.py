@@ -288,6 +288,112 @@ def _first_message_only(original: Any) -> Any:
     return wrong
 
 
+def _summary_waits_for_gone_cluster(original: Any) -> Any:
+    """A deleting ClusterSummary whose Cluster is gone keeps waiting to remove its add-ons from it."""
+
+    def wrong(self: Any, scope: Any) -> Any:
+        from controllers.addons.api import CLUSTER_TYPE_CAPI
+        from harness.client import Result
+
+        if scope.cluster is None and scope.cluster_type == CLUSTER_TYPE_CAPI:
+            return Result(requeue_after=10.0)
+        return original(self, scope)
+
+    return wrong
+
+
+def _one_behaviour_per_cluster() -> None:
+    """One clusterDeletionBehavior per cluster: once any profile of a cluster says LeavePolicies, every
+    profile's add-ons are left when that cluster is deleted."""
+    from controllers.addons import controller as addons
+    from controllers.addons.api import LEAVE_POLICIES
+
+    deploy = addons.AddonController._reconcile_summary_deploy
+    delete = addons.AddonController._reconcile_summary_delete
+    leaving: set[tuple[int, str, str]] = set()
+
+    def key(self: Any, scope: Any) -> tuple[int, str, str]:
+        return (id(self), scope.namespace, scope.cluster_name)
+
+    def wrong_deploy(self: Any, scope: Any) -> Any:
+        if scope.profile_spec.get("clusterDeletionBehavior") == LEAVE_POLICIES:
+            leaving.add(key(self, scope))
+        return deploy(self, scope)
+
+    def wrong_delete(self: Any, scope: Any) -> Any:
+        if key(self, scope) in leaving:
+            scope.summary.setdefault("spec", {}).setdefault("clusterProfileSpec", {})[
+                "clusterDeletionBehavior"] = LEAVE_POLICIES
+        return delete(self, scope)
+
+    addons.AddonController._reconcile_summary_deploy = wrong_deploy  # type: ignore[method-assign]
+    addons.AddonController._reconcile_summary_delete = wrong_delete  # type: ignore[method-assign]
+
+
+def _gate_for_every_profile(_original: Any) -> Any:
+    """The cleanup gate waits for the removal of every profile of the Cluster, not only the enforcing ones."""
+
+    def wrong(_self: Any, scope: Any) -> bool:
+        from controllers.addons.api import CLUSTER_TYPE_CAPI
+
+        return bool(scope.cluster_type == CLUSTER_TYPE_CAPI)
+
+    return wrong
+
+
+def _acpi_failure_deferred() -> None:
+    """A failing AfterControlPlaneInitialized is reported only after the topology's objects were reconciled."""
+    from controllers.runtime.client import RuntimeSDKError
+    from controllers.topology import controller as topology
+
+    call_hook = topology.TopologyController._after_control_plane_initialized
+    reconcile = topology.TopologyController._reconcile
+
+    def hook(self: Any, scope: Any) -> None:
+        try:
+            call_hook(self, scope)
+        except RuntimeSDKError as err:
+            scope.deferred_error = err
+
+    def wrong(self: Any, scope: Any) -> Any:
+        result = reconcile(self, scope)
+        error = getattr(scope, "deferred_error", None)
+        if error is not None:
+            raise error
+        return result
+
+    topology.TopologyController._after_control_plane_initialized = hook  # type: ignore[method-assign]
+    topology.TopologyController._reconcile = wrong  # type: ignore[method-assign]
+
+
+def _after_upgrade_holds_next(original: Any) -> Any:
+    """An AfterClusterUpgrade answer asking to retry holds the next upgrade for that long (Cluster API v1.12+)."""
+    from controllers.runtime.api import AFTER_CLUSTER_UPGRADE, BEFORE_CLUSTER_UPGRADE, CATALOG, Hook
+
+    # Read retryAfterSeconds from AfterClusterUpgrade answers (v1.12's CommonRetryResponse)...
+    CATALOG[AFTER_CLUSTER_UPGRADE] = Hook(AFTER_CLUSTER_UPGRADE, retry=True)
+    held: dict[tuple[int, str], float] = {}
+
+    def wrong(self: Any, scope: Any, hook: str, **fields: Any) -> dict[str, Any]:
+        meta = scope.cluster.get("metadata") or {}
+        key = (id(self), f"{meta.get('namespace')}/{meta.get('name')}")
+        if hook == BEFORE_CLUSTER_UPGRADE and held.get(key, 0.0) > self.now():
+            response = {"status": "Success", "retryAfterSeconds": max(1, int(held[key] - self.now())),
+                        "message": "AfterClusterUpgrade asked to retry"}
+            scope.responses[hook] = response
+            return response
+        response = dict(original(self, scope, hook, **fields))
+        if hook == AFTER_CLUSTER_UPGRADE:
+            # ... as a cool-down before the next upgrade only: the hook itself is done, nothing shows it.
+            retry = int(response.pop("retryAfterSeconds", 0) or 0)
+            scope.responses[hook] = response
+            if retry:
+                held[key] = self.now() + retry
+        return response
+
+    return wrong
+
+
 M, T, A = "machine_controller", "topology_controller", "addon_controller"
 
 VARIANTS: dict[str, Variant] = {
@@ -538,6 +644,26 @@ VARIANTS: dict[str, Variant] = {
             _attr("controllers.topology.controller:TopologyController._after_cluster_upgrade", _always(None)),
             "AfterClusterUpgrade is never called",
         ),
+        Variant(
+            "acpi-failure-deferred",
+            "002",
+            "RT_ACPI_005",
+            T,
+            (RUNTIME,),
+            "RT_ACPI_005",
+            _acpi_failure_deferred,
+            "a failing AfterControlPlaneInitialized lets the rest of the topology reconcile go on, failing at its end",
+        ),
+        Variant(
+            "after-upgrade-holds-next",
+            "002",
+            "RT_ACU_003",
+            T,
+            (RUNTIME,),
+            "RT_ACU_003",
+            _attr("controllers.topology.controller:TopologyController._call", _after_upgrade_holds_next),
+            "an AfterClusterUpgrade answer asking to retry holds the next upgrade that long",
+        ),
         # seed 003: add-on deletion
         Variant(
             "leave-policies-removed",
@@ -568,6 +694,37 @@ VARIANTS: dict[str, Variant] = {
             "seed_003",
             _attr("controllers.addons.controller:AddonController._ensure_gate", _always(None)),
             "EnforceRemovePolicies never registers its BeforeClusterDelete handler",
+        ),
+        Variant(
+            "summary-waits-for-gone-cluster",
+            "003",
+            "AD_NOCLASS_003",
+            A,
+            (ADDONS,),
+            "AD_NOCLASS_003",
+            _attr("controllers.addons.controller:AddonController._reconcile_summary_delete",
+                  _summary_waits_for_gone_cluster),
+            "a ClusterSummary whose Cluster is gone keeps its finalizer, waiting to remove add-ons from nowhere",
+        ),
+        Variant(
+            "one-behaviour-per-cluster",
+            "003",
+            "AD_MIXED_001",
+            A,
+            (ADDONS,),
+            "AD_MIXED_001",
+            _one_behaviour_per_cluster,
+            "one LeavePolicies profile makes every profile of a deleted Cluster leave its add-ons",
+        ),
+        Variant(
+            "gate-waits-for-every-profile",
+            "003",
+            "AD_MIXED_002",
+            A,
+            (ADDONS,),
+            "AD_MIXED_002",
+            _attr("controllers.addons.controller:AddonController._enforcing", _gate_for_every_profile),
+            "the BeforeClusterDelete gate also waits for RemovePolicies profiles' removal",
         ),
         # seed 004: rollout hooks
         Variant(
