@@ -50,7 +50,7 @@ from harness.kube.names.capi import (
     MACHINE_DRAIN_RULE_KIND,
     MACHINE_KIND,
 )
-from harness.kube.names.core import HOSTNAME_LABEL, NO_SCHEDULE, UNSCHEDULABLE_TAINT
+from harness.kube.names.core import HOSTNAME_LABEL, NO_SCHEDULE, PAUSE_IMAGE, UNSCHEDULABLE_TAINT
 from harness.kube.names.knobs import EXIT_CODE_ANNOTATION, NODE_HEALTH_ANNOTATION, RUN_SECONDS_ANNOTATION
 from harness.spec.drain import RETRY_SECONDS
 
@@ -58,7 +58,6 @@ from harness.spec.drain import RETRY_SECONDS
 UNREACHABLE = "Unknown"
 OWNER_KINDS = (DAEMON_SET, STATEFUL_SET)
 DELETED_OWNER = "(deleted)"
-PAUSE_IMAGE = "registry.k8s.io/pause:3.10"
 SETUP_SECONDS = 120.0
 
 

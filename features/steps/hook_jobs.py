@@ -17,10 +17,8 @@ from dataclasses import (
 )
 from typing import Any
 
+from harness.kube.names.rollout_hooks import DEFAULT_FAILURE_POLICY, HOOK_NAME_LABEL, HOOK_REVISION_LABEL
 from harness.spec.rollout import (
-    DEFAULT_FAILURE_POLICY,
-    HOOK_NAME_LABEL,
-    HOOK_REVISION_LABEL,
     Point,
     group_of,
     hook_groups,

@@ -43,19 +43,23 @@ from harness.client import (
     JSON_PATCH,
     MERGE,
 )
-from harness.kube.names.knobs import JOB_DURATION_ANNOTATION, JOB_RESULT_ANNOTATION, READY_DELAY_ANNOTATION
-from harness.spec.rollout import (
+from harness.kube.names.apps import (
     CONTROLLER_HASH_LABEL,
     CONTROLLER_REVISION_HASH_LABEL,
+    POD_TEMPLATE_HASH_LABEL,
+    REVISION_ANNOTATION,
+    REVISION_HISTORY_ANNOTATION,
+)
+from harness.kube.names.knobs import JOB_DURATION_ANNOTATION, JOB_RESULT_ANNOTATION, READY_DELAY_ANNOTATION
+from harness.kube.names.rollout_hooks import (
     HOOK_NAME_LABEL,
     HOOK_OWNER_KIND_LABEL,
     HOOK_OWNER_NAME_LABEL,
     HOOK_REVISION_LABEL,
     HOOK_RUNNING_REASON,
     LIFECYCLE_HOOKS_CONDITION,
-    POD_TEMPLATE_HASH_LABEL,
-    REVISION_ANNOTATION,
-    REVISION_HISTORY_ANNOTATION,
+)
+from harness.spec.rollout import (
     daemon_set_bounds,
     deployment_bounds,
     revision_template,

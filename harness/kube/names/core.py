@@ -29,6 +29,8 @@ NO_SCHEDULE = "NoSchedule"
 NO_EXECUTE = "NoExecute"
 HOSTNAME_LABEL = "kubernetes.io/hostname"
 LAST_APPLIED_CONFIGURATION_ANNOTATION = "kubectl.kubernetes.io/last-applied-configuration"
+# The pause image the kit's Pods run (the image Kubernetes v1.32 sandboxes with).
+PAUSE_IMAGE = "registry.k8s.io/pause:3.10"
 
 # The Kubernetes release whose behaviour the kit follows
 KUBERNETES_VERSION = "v1.32.0"
@@ -53,4 +55,5 @@ __all__ = [
     "HOSTNAME_LABEL",
     "LAST_APPLIED_CONFIGURATION_ANNOTATION",
     "KUBERNETES_VERSION",
+    "PAUSE_IMAGE",
 ]
