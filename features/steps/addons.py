@@ -27,7 +27,7 @@ from pytest_bdd import given, then, when
 
 from features.steps.context import ScenarioContext, labels_of, sentence
 from features.steps.runtime import cluster_object, ensure_cluster_class
-from harness.client import MERGE, ApiError, Client, find_in
+from harness.kube.client import MERGE, ApiError, Client, find_in
 from harness.kube.names.capi import CLUSTER_API_VERSION, CONTROL_PLANE_API_VERSION, INFRASTRUCTURE_API_VERSION
 from harness.kube.names.core import DEFAULT_NAMESPACE, KUBERNETES_VERSION
 from harness.kube.names.knobs import WORKLOAD_UNREACHABLE_ANNOTATION

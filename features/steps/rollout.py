@@ -36,10 +36,7 @@ from features.steps.hook_jobs import (
     Key,
 )
 from features.steps.objects import PAUSE_IMAGE
-from harness.apiserver.faults import (
-    INTERNAL_ERROR,
-)
-from harness.client import (
+from harness.kube.client import (
     JSON_PATCH,
     MERGE,
 )
@@ -49,6 +46,10 @@ from harness.kube.names.apps import (
     POD_TEMPLATE_HASH_LABEL,
     REVISION_ANNOTATION,
     REVISION_HISTORY_ANNOTATION,
+)
+from harness.kube.names.core import SYSTEM_USER
+from harness.kube.names.faults import (
+    INTERNAL_ERROR,
 )
 from harness.kube.names.knobs import JOB_DURATION_ANNOTATION, JOB_RESULT_ANNOTATION, READY_DELAY_ANNOTATION
 from harness.kube.names.rollout_hooks import (
@@ -69,7 +70,6 @@ from harness.targets.profiles import (
     UNDER_TEST_USERS,
     reference_controllers,
 )
-from harness.world.world import SYSTEM_USER
 
 POD_READY_DELAY = "5s"
 HOOK_IMAGE = "registry.k8s.io/busybox:1.36"

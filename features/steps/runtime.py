@@ -28,7 +28,7 @@ from pytest_bdd import given, then, when
 
 from features.steps.context import POLL_SECONDS, ScenarioContext, labels_of, sentence
 from features.steps.machines import first_deletion_seq
-from harness.client import MERGE, find_in
+from harness.kube.client import MERGE, find_in
 from harness.kube.names.capi import (
     BOOTSTRAP_API_VERSION,
     CLUSTER_API_VERSION,

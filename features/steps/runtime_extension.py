@@ -43,7 +43,7 @@ from features.steps.context import (
     ScenarioContext,
     sentence,
 )
-from harness.client import find_in
+from harness.kube.client import find_in
 from harness.kube.names.capi import (
     CLUSTER_API_VERSION,
     CONTROL_PLANE_API_VERSION,

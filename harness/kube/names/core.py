@@ -28,6 +28,9 @@ UNSCHEDULABLE_TAINT = "node.kubernetes.io/unschedulable"
 NO_SCHEDULE = "NoSchedule"
 NO_EXECUTE = "NoExecute"
 HOSTNAME_LABEL = "kubernetes.io/hostname"
+# The user of a kube-system service account (a controller of the control plane acts as one):
+# ``SYSTEM_USER.format(name)``.
+SYSTEM_USER = "system:serviceaccount:kube-system:{}"
 LAST_APPLIED_CONFIGURATION_ANNOTATION = "kubectl.kubernetes.io/last-applied-configuration"
 # The pause image the kit's Pods run (the image Kubernetes v1.32 sandboxes with).
 PAUSE_IMAGE = "registry.k8s.io/pause:3.10"
@@ -56,4 +59,5 @@ __all__ = [
     "LAST_APPLIED_CONFIGURATION_ANNOTATION",
     "KUBERNETES_VERSION",
     "PAUSE_IMAGE",
+    "SYSTEM_USER",
 ]
