@@ -19,10 +19,10 @@ import time
 import yaml
 
 from benchmarks.timing import report
-from controllers.addons.api import CLUSTER_PROFILE_KIND, CLUSTER_SUMMARY_KIND, CONFIG_API_VERSION
 from harness.client import Client
 from harness.kube.names.capi import CLUSTER_API_VERSION
 from harness.kube.names.core import DEFAULT_NAMESPACE
+from harness.kube.names.sveltos import CLUSTER_PROFILE_KIND, CLUSTER_SUMMARY_KIND, CONFIG_API_VERSION
 from harness.world.world import World
 
 HOLD = "benchmark.test/hold"

@@ -8,9 +8,11 @@ from __future__ import annotations
 
 from importlib import metadata
 
+# KUBERNETES_VERSION: the Kubernetes release whose wire behaviour the fake API server follows (DESIGN.md
+# "Fidelity decisions"), defined once in the vocabulary layer.
+from harness.kube.names.core import KUBERNETES_VERSION
+
 DISTRIBUTION = "lifecycle-tck"
-# The Kubernetes release whose wire behaviour the fake API server follows (DESIGN.md "Fidelity decisions").
-KUBERNETES_VERSION = "v1.32.0"
 # The Cluster API release whose behaviour the reference controllers and the suite follow.
 CLUSTER_API_VERSION = "v1.10"
 # When the kit runs from a checkout that was never installed, it has no recorded version.

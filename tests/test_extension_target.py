@@ -18,8 +18,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from controllers.runtime.api import CATALOG
 from harness.apiserver.http.certificates import make_ca
+from harness.kube.names.runtime_sdk import CATALOG
 from harness.targets.extension import check_extension_options, response_problems
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -64,3 +64,45 @@ def test_controllers_never_touch_the_store(module: str, path: Path) -> None:
         return
     direct = [name for name in _imports(path) if name.startswith(STORE_MODULES)]
     assert not direct, f"{module} reaches behind the client interface: {direct}"
+
+
+# The steps' deliberate tools besides harness.kube and harness.spec (.importlinter, contract
+# "steps-use-the-vocabulary-and-the-scene", says why each one).
+STEPS_VOCABULARY = ("harness.kube", "harness.spec")
+STEPS_TOOLS = (
+    "harness.world.scene", "harness.world.http_scene", "harness.world.extension", "harness.world.hic",
+    "harness.targets.extension", "harness.targets.runtime_sdk", "harness.targets.hic", "harness.targets.conformance",
+    "harness.targets.profiles", "harness.targets.chaos", "harness.resources",
+)
+PACKAGE_ROOTS = {"harness", "harness.__init__", "harness.__main__", "harness.world.__init__",
+                 "harness.targets.__init__"}
+
+
+def _under(module: str, prefixes: tuple[str, ...] | list[str]) -> bool:
+    return any(module == p or module.startswith(p + ".") for p in prefixes)
+
+
+def _steps_forbidden() -> list[str]:
+    import configparser
+
+    config = configparser.ConfigParser()
+    config.read(ROOT / ".importlinter")
+    section = config["importlinter:contract:steps-use-the-vocabulary-and-the-scene"]
+    return section["forbidden_modules"].split()
+
+
+def test_every_module_of_the_kit_is_either_forbidden_to_the_steps_or_one_of_their_tools() -> None:
+    forbidden = _steps_forbidden()
+    undecided = [module for module, _ in _modules()
+                 if module not in PACKAGE_ROOTS and not _under(module, STEPS_VOCABULARY)
+                 and not _under(module, STEPS_TOOLS) and not _under(module, forbidden)]
+    assert not undecided, f"decide whether the steps may import these (.importlinter): {undecided}"
+
+
+@pytest.mark.parametrize("path", sorted((ROOT / "features" / "steps").glob("*.py")), ids=lambda p: p.name)
+def test_the_steps_import_only_the_vocabulary_the_spec_and_their_tools(path: Path) -> None:
+    kit = [name for name in _imports(path) if not name.startswith("features")]
+    outside = [name for name in kit if not _under(name, STEPS_VOCABULARY + STEPS_TOOLS)
+               and name not in ("harness", "controllers")]
+    # ``from harness.world.extension import X`` also lists ``harness.world.extension.X``: under a tool.
+    assert not outside, f"{path.name} imports beyond the vocabulary, the spec and the Scene: {outside}"

@@ -8,7 +8,7 @@ import base64
 import pytest
 
 from controllers.runtime import transport
-from controllers.runtime.api import DISCOVERY, HOOKS_API_VERSION, hook_path
+from harness.kube.names.runtime_sdk import DISCOVERY, HOOKS_API_VERSION, hook_path
 from harness.world.extension import ExtensionServer, HookResponder
 from harness.world.world import World
 

@@ -12,46 +12,64 @@ from typing import Any
 from controllers.machine import conditions as cond
 from controllers.machine.api import PAUSED_ANNOTATION, annotations, is_deleting
 from harness.kube.names.capi import (
+    CONTROL_PLANE_NOT_INITIALIZED_MESSAGE,
+    CONTROL_PLANE_READY,
+    DELETED_MESSAGE,
+    DELETED_WHILE_CLUSTER_EXISTS_MESSAGE,
     DELETING,
+    DOES_NOT_EXIST_MESSAGE,
+    INFRASTRUCTURE_NOT_READY_MESSAGE,
+    INITIALIZED_REASON,
+    MISSING_NODE_REF_MESSAGE,
+    MISSING_NODE_REF_REASON,
+    NO_CONTROL_PLANE_NODE_MESSAGE,
+    NOT_INITIALIZED_REASON,
+    NOT_PAUSED_REASON,
+    NOT_READY_REASON,
+    OBJECT_DELETED_REASON,
+    OBJECT_DOES_NOT_EXIST_REASON,
     PAUSED,
+    PAUSED_BY_ANNOTATION_MESSAGE,
     PAUSED_BY_SPEC_MESSAGE,
     PAUSED_REASON,
+    READY_REASON,
+    WAITING_FOR_BEFORE_DELETE_HOOK_REASON,
+    WAITING_FOR_CONTROL_PLANE_DELETION_REASON,
+    WAITING_FOR_CONTROL_PLANE_PROVIDER_INITIALIZED_MESSAGE,
+    WAITING_FOR_CONTROL_PLANE_PROVIDER_INITIALIZED_REASON,
+    WAITING_FOR_CONTROL_PLANE_REASON,
+    WAITING_FOR_TOPOLOGY_MESSAGE,
+    WAITING_FOR_WORKERS_DELETION_REASON,
 )
 from harness.kube.names.core import CONDITION_FALSE, CONDITION_TRUE, CONDITION_UNKNOWN
 
-# v1beta1 condition types of a Cluster.
-CONTROL_PLANE_READY = "ControlPlaneReady"
-
-# v1beta1 reasons and messages.
-MISSING_NODE_REF_REASON = "MissingNodeRef"
-MISSING_NODE_REF_MESSAGE = "Waiting for the first control plane machine to have its status.nodeRef set"
-WAITING_FOR_CONTROL_PLANE_PROVIDER_INITIALIZED_REASON = "WaitingForControlPlaneProviderInitialized"
-WAITING_FOR_CONTROL_PLANE_PROVIDER_INITIALIZED_MESSAGE = (
-    "Waiting for control plane provider to indicate the control plane has been initialized")
-WAITING_FOR_CONTROL_PLANE_REASON = "WaitingForControlPlane"
-
-# v1beta2 conditions and reasons (status.v1beta2.conditions).
-NOT_PAUSED_REASON = "NotPaused"
-PAUSED_BY_ANNOTATION_MESSAGE = "{kind} has the cluster.x-k8s.io/paused annotation"
-
-INITIALIZED_REASON = "Initialized"
-NOT_INITIALIZED_REASON = "NotInitialized"
-OBJECT_DOES_NOT_EXIST_REASON = "ObjectDoesNotExist"
-OBJECT_DELETED_REASON = "ObjectDeleted"
-READY_REASON = "Ready"
-NOT_READY_REASON = "NotReady"
-CONTROL_PLANE_NOT_INITIALIZED_MESSAGE = "Control plane not yet initialized"
-NO_CONTROL_PLANE_NODE_MESSAGE = "Waiting for the first control plane machine to have status.nodeRef set"
-WAITING_FOR_TOPOLOGY_MESSAGE = "Waiting for cluster topology to be reconciled"
-DOES_NOT_EXIST_MESSAGE = "{kind} does not exist"
-DELETED_MESSAGE = "{kind} has been deleted"
-DELETED_WHILE_CLUSTER_EXISTS_MESSAGE = "{kind} has been deleted while the cluster still exists"
-INFRASTRUCTURE_NOT_READY_MESSAGE = "{kind} status.ready is false"
-
-# v1beta2 Deleting reasons of a Cluster.
-WAITING_FOR_BEFORE_DELETE_HOOK_REASON = "WaitingForBeforeDeleteHook"
-WAITING_FOR_WORKERS_DELETION_REASON = "WaitingForWorkersDeletion"
-WAITING_FOR_CONTROL_PLANE_DELETION_REASON = "WaitingForControlPlaneDeletion"
+# Re-exported for the controllers' imports.
+__all__ = [
+    "CONTROL_PLANE_NOT_INITIALIZED_MESSAGE",
+    "CONTROL_PLANE_READY",
+    "DELETED_MESSAGE",
+    "DELETED_WHILE_CLUSTER_EXISTS_MESSAGE",
+    "DOES_NOT_EXIST_MESSAGE",
+    "INFRASTRUCTURE_NOT_READY_MESSAGE",
+    "INITIALIZED_REASON",
+    "MISSING_NODE_REF_MESSAGE",
+    "MISSING_NODE_REF_REASON",
+    "NOT_INITIALIZED_REASON",
+    "NOT_PAUSED_REASON",
+    "NOT_READY_REASON",
+    "NO_CONTROL_PLANE_NODE_MESSAGE",
+    "OBJECT_DELETED_REASON",
+    "OBJECT_DOES_NOT_EXIST_REASON",
+    "PAUSED_BY_ANNOTATION_MESSAGE",
+    "READY_REASON",
+    "WAITING_FOR_BEFORE_DELETE_HOOK_REASON",
+    "WAITING_FOR_CONTROL_PLANE_DELETION_REASON",
+    "WAITING_FOR_CONTROL_PLANE_PROVIDER_INITIALIZED_MESSAGE",
+    "WAITING_FOR_CONTROL_PLANE_PROVIDER_INITIALIZED_REASON",
+    "WAITING_FOR_CONTROL_PLANE_REASON",
+    "WAITING_FOR_TOPOLOGY_MESSAGE",
+    "WAITING_FOR_WORKERS_DELETION_REASON",
+]
 
 # Merge priority of a group of conditions (util/conditions/merge.go): the lower, the more it matters.
 _PRIORITY = {(CONDITION_FALSE, cond.SEVERITY_ERROR): 0, (CONDITION_FALSE, cond.SEVERITY_WARNING): 1,

@@ -13,6 +13,7 @@ from typing import Any
 
 from harness.clock import rfc3339
 from harness.kube.conditions import condition_of, set_status_condition
+from harness.kube.names.capi import WAITING_FOR_VOLUME_DETACH_REASON
 from harness.kube.names.core import CONDITION_FALSE, CONDITION_TRUE, CONDITION_UNKNOWN
 
 # Severities.
@@ -49,7 +50,7 @@ NODE_INSPECTION_FAILED_MESSAGE = "Failed to get the Node for this Machine by Pro
 NOT_DELETING_REASON = "NotDeleting"
 DELETING_DELETING_REASON = "Deleting"
 WAITING_FOR_PRE_DRAIN_HOOK_REASON = "WaitingForPreDrainHook"
-WAITING_FOR_VOLUME_DETACH_V1BETA2_REASON = "WaitingForVolumeDetach"
+WAITING_FOR_VOLUME_DETACH_V1BETA2_REASON = WAITING_FOR_VOLUME_DETACH_REASON
 WAITING_FOR_BOOTSTRAP_DELETION_REASON = "WaitingForBootstrapDeletion"
 DELETING_NODE_REASON = "DeletingNode"
 DELETION_COMPLETED_REASON = "DeletionCompleted"

@@ -12,60 +12,64 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-DEPLOYMENT = "Deployment"
-CONTROLLER_REVISION = "ControllerRevision"
+from harness.kube.names.apps import (
+    CHANGE_CAUSE_ANNOTATION,
+    CONTROLLER_HASH_LABEL,
+    CONTROLLER_REVISION,
+    CONTROLLER_REVISION_HASH_LABEL,
+    DEPLOYMENT,
+    DEPRECATED_ROLLBACK_TO_ANNOTATION,
+    DESIRED_REPLICAS_ANNOTATION,
+    MAX_REPLICAS_ANNOTATION,
+    ON_DELETE,
+    ORDERED_READY,
+    PARALLEL,
+    POD_INDEX_LABEL,
+    RECREATE,
+    REVISION_ANNOTATION,
+    REVISION_HISTORY_ANNOTATION,
+    ROLLING_UPDATE,
+    STATEFUL_SET_POD_NAME_LABEL,
+)
+from harness.kube.names.rollout_hooks import (
+    ABORT,
+    ALWAYS,
+    DEFAULT_FAILURE_POLICY,
+    DEFAULT_RETAIN_POLICY,
+    DEFAULT_TRIGGER_TYPE,
+    ENV_FROM_OBJECT,
+    ENV_TO_OBJECT,
+    ENV_TYPE,
+    FAILURE_POLICIES,
+    HOOK_NAME_LABEL,
+    HOOK_OWNER_KIND_LABEL,
+    HOOK_OWNER_NAME_LABEL,
+    HOOK_PREFIX,
+    HOOK_REVISION_LABEL,
+    HOOK_STATE_ANNOTATION,
+    IGNORE,
+    LIFECYCLE_HOOKS,
+    NEVER,
+    ON_FAILURE,
+    PROGRESS_AVAILABLE,
+    RETAIN_POLICIES,
+    ROLLBACK,
+    ROLLOUT,
+    TRIGGER_TYPES,
+)
 
-# Strategies.
-ROLLING_UPDATE = "RollingUpdate"
-RECREATE = "Recreate"
-ON_DELETE = "OnDelete"
-ORDERED_READY = "OrderedReady"
-PARALLEL = "Parallel"
-
-# Labels and annotations of upstream's workload controllers.
-CONTROLLER_REVISION_HASH_LABEL = "controller-revision-hash"
-CONTROLLER_HASH_LABEL = "controller.kubernetes.io/hash"
-STATEFUL_SET_POD_NAME_LABEL = "statefulset.kubernetes.io/pod-name"
-POD_INDEX_LABEL = "apps.kubernetes.io/pod-index"
-REVISION_ANNOTATION = "deployment.kubernetes.io/revision"
-REVISION_HISTORY_ANNOTATION = "deployment.kubernetes.io/revision-history"
-DESIRED_REPLICAS_ANNOTATION = "deployment.kubernetes.io/desired-replicas"
-MAX_REPLICAS_ANNOTATION = "deployment.kubernetes.io/max-replicas"
-CHANGE_CAUSE_ANNOTATION = "kubernetes.io/change-cause"
-DEPRECATED_ROLLBACK_TO_ANNOTATION = "deprecated.deployment.rollback.to"
-
-# The lifecycle hooks API (seed 004 "API Objects").
-LIFECYCLE_HOOKS = "lifecycleHooks"
-PROGRESS_AVAILABLE = "ProgressAvailable"
-TRIGGER_TYPES = (PROGRESS_AVAILABLE,)
-ABORT = "Abort"
-IGNORE = "Ignore"
-FAILURE_POLICIES = (ABORT, IGNORE)
-ALWAYS = "Always"
-ON_FAILURE = "OnFailure"
-NEVER = "Never"
-RETAIN_POLICIES = (ALWAYS, ON_FAILURE, NEVER)
-DEFAULT_FAILURE_POLICY = ABORT
-DEFAULT_RETAIN_POLICY = ALWAYS
-DEFAULT_TRIGGER_TYPE = PROGRESS_AVAILABLE
-
-# Environment injected into hook Jobs (seed 004 "Injecting deployment information into hooks").
-ENV_FROM_OBJECT = "K8S_ROLLOUT_FROM_OBJECT"
-ENV_TO_OBJECT = "K8S_ROLLOUT_TO_OBJECT"
-ENV_TYPE = "K8S_ROLLOUT_TYPE"
-ROLLOUT = "ROLLOUT"
-ROLLBACK = "ROLLBACK"
-
-# What this project adds (no upstream exists): the labels of hook Jobs and where the hook sequence of a
-# revision is recorded (a JSON annotation on the new ReplicaSet or ControllerRevision), so controller
-# restarts resume exactly where the last instance stopped.
-HOOK_PREFIX = "rollout.lifecycle-tck.io"
-HOOK_OWNER_KIND_LABEL = f"{HOOK_PREFIX}/owner-kind"
-HOOK_OWNER_NAME_LABEL = f"{HOOK_PREFIX}/owner-name"
-HOOK_REVISION_LABEL = f"{HOOK_PREFIX}/revision"
-HOOK_NAME_LABEL = f"{HOOK_PREFIX}/hook"
-HOOK_STATE_ANNOTATION = f"{HOOK_PREFIX}/hooks"
-
+# Re-exported for the rollout controllers' imports: the names are defined once in harness/kube/names.
+__all__ = [
+    "ABORT", "ALWAYS", "CHANGE_CAUSE_ANNOTATION", "CONTROLLER_HASH_LABEL", "CONTROLLER_REVISION",
+    "CONTROLLER_REVISION_HASH_LABEL", "DEFAULT_FAILURE_POLICY", "DEFAULT_RETAIN_POLICY", "DEFAULT_TRIGGER_TYPE",
+    "DEPLOYMENT", "DEPRECATED_ROLLBACK_TO_ANNOTATION", "DESIRED_REPLICAS_ANNOTATION", "ENV_FROM_OBJECT",
+    "ENV_TO_OBJECT", "ENV_TYPE", "FAILURE_POLICIES", "HOOK_NAME_LABEL", "HOOK_OWNER_KIND_LABEL",
+    "HOOK_OWNER_NAME_LABEL", "HOOK_PREFIX", "HOOK_REVISION_LABEL", "HOOK_STATE_ANNOTATION", "IGNORE",
+    "LIFECYCLE_HOOKS", "MAX_REPLICAS_ANNOTATION", "NEVER", "ON_DELETE", "ON_FAILURE", "ORDERED_READY",
+    "PARALLEL", "POD_INDEX_LABEL", "PROGRESS_AVAILABLE", "RECREATE", "RETAIN_POLICIES", "REVISION_ANNOTATION",
+    "REVISION_HISTORY_ANNOTATION", "ROLLBACK", "ROLLING_UPDATE", "ROLLOUT", "STATEFUL_SET_POD_NAME_LABEL",
+    "TRIGGER_TYPES",
+]
 
 def meta(obj: dict[str, Any]) -> dict[str, Any]:
     """The object's metadata (an empty dict when absent)."""

@@ -23,10 +23,11 @@ from typing import Any
 from harness.clock import rfc3339
 from harness.kube.conditions import find_condition
 from harness.kube.names.core import CONDITION_TRUE
+from harness.kube.names.rollout_hooks import HOOK_RUNNING_REASON, LIFECYCLE_HOOKS_CONDITION
 
 PROGRESSING = "Progressing"
 AVAILABLE = "Available"
-LIFECYCLE_HOOKS = "LifecycleHooks"
+LIFECYCLE_HOOKS = LIFECYCLE_HOOKS_CONDITION
 
 # Progressing reasons and messages.
 NEW_RS_CREATED = "NewReplicaSetCreated"
@@ -56,7 +57,7 @@ MIN_UNAVAILABLE_MESSAGE = "Deployment does not have minimum availability."
 HOOK_FAILED = "LifecycleHookFailed"
 HOOK_FAILED_MESSAGE = ('Lifecycle hook "{hook}" failed at progress point {point}: {detail}; '
                        "the rollout of revision {revision} is aborted")
-HOOK_RUNNING = "LifecycleHookRunning"
+HOOK_RUNNING = HOOK_RUNNING_REASON
 HOOK_RUNNING_MESSAGE = ("Running lifecycle hooks at progress point {point} "
                         "({count} of {replicas} new replicas available): {hooks}")
 HOOK_WAITING = "WaitingForProgressPoint"

@@ -29,9 +29,9 @@ from controllers.rollout.revisions import template_hash, templates_equal
 from harness.client import MERGE, ApiError, Client, find_in
 from harness.clock import parse_rfc3339
 from harness.kube.names.apps import APPS_V1
+from harness.kube.names.meta import PATCH_DIRECTIVE
 from harness.kube.ownerrefs import is_controlled_by
 
-PATCH_DIRECTIVE = "$patch"
 REPLACE = "replace"
 
 

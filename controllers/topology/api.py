@@ -1,48 +1,65 @@
-"""The names the topology controller owns: ClusterClass, the topology labels and annotations, the
-``TopologyReconciled`` condition (v1beta1 ``status.conditions`` and v1beta2 ``status.v1beta2.conditions``,
-Cluster API v1.11's classic hooks), and the template kinds a ClusterClass of this world names.
-"""
+"""The topology names the reference topology controller uses, defined once in the vocabulary layer
+(harness/kube/names/topology.py), and the controller's own timings."""
 
 from __future__ import annotations
 
-CLUSTER_CLASS_KIND = "ClusterClass"
-FAKE_CLUSTER_TEMPLATE_KIND = "FakeClusterTemplate"
-KUBEADM_CONTROL_PLANE_TEMPLATE_KIND = "KubeadmControlPlaneTemplate"
-
-# Labels (api/v1beta1/common_types.go).
-CLUSTER_TOPOLOGY_OWNED_LABEL = "topology.cluster.x-k8s.io/owned"
-DEPLOYMENT_TOPOLOGY_NAME_LABEL = "topology.cluster.x-k8s.io/deployment-name"
-
-# Annotations.
-BEFORE_CLUSTER_UPGRADE_HOOK_PREFIX = "before-upgrade.hook.cluster.cluster.x-k8s.io"
+from harness.kube.names.topology import (
+    ANNOTATION_SET,
+    ANNOTATIONS_SET,
+    BEFORE_CLUSTER_UPGRADE_HOOK_PREFIX,
+    BLUEPRINT_FAILED,
+    CLUSTER_CLASS_KIND,
+    CLUSTER_CLASS_NOT_FOUND,
+    CLUSTER_TOPOLOGY_OWNED_LABEL,
+    CONTROL_PLANE_PROVISIONING_SUFFIX,
+    CONTROL_PLANE_UPGRADE_ON_HOLD,
+    CONTROL_PLANE_UPGRADE_PENDING_REASON,
+    CONTROL_PLANE_UPGRADING_SUFFIX,
+    DELETING_MESSAGE,
+    DEPLOYMENT_TOPOLOGY_NAME_LABEL,
+    FAKE_CLUSTER_TEMPLATE_KIND,
+    HOOK_BLOCKING,
+    HOOK_BLOCKING_NO_MESSAGE,
+    HOOK_BLOCKING_REASON,
+    KUBEADM_CONTROL_PLANE_TEMPLATE_KIND,
+    MACHINE_DEPLOYMENTS_UPGRADE_ON_HOLD,
+    MACHINE_DEPLOYMENTS_UPGRADE_PENDING_REASON,
+    MACHINE_DEPLOYMENTS_UPGRADING_SUFFIX,
+    PAUSED_BY_ANNOTATION_MESSAGE,
+    RECONCILE_FAILED_REASON,
+    RECONCILE_SUCCEEDED_REASON,
+)
 
 # The BeforeClusterUpgrade annotation hook blocks like an answer with this retry (20 minutes).
 ANNOTATION_HOOK_RETRY_SECONDS = 20 * 60
-ANNOTATION_SET = "annotation [{keys}] is set"
-ANNOTATIONS_SET = "annotations [{keys}] are set"
-
-# TopologyReconciled.
-DELETING_MESSAGE = "Cluster is deleting"
-RECONCILE_FAILED_REASON = "ReconcileFailed"
-HOOK_BLOCKING_REASON = "LifecycleHookBlocking"
-CONTROL_PLANE_UPGRADE_PENDING_REASON = "ControlPlaneUpgradePending"
-MACHINE_DEPLOYMENTS_UPGRADE_PENDING_REASON = "MachineDeploymentsUpgradePending"
-RECONCILE_SUCCEEDED_REASON = "ReconcileSucceeded"
-PAUSED_BY_ANNOTATION_MESSAGE = "Cluster has the cluster.x-k8s.io/paused annotation"
-HOOK_BLOCKING = 'hook "{hook}" is blocking: {message}'
-HOOK_BLOCKING_NO_MESSAGE = 'hook "{hook}" is blocking'
-CONTROL_PLANE_UPGRADE_ON_HOLD = "Control plane rollout and upgrade to version {version} on hold."
-MACHINE_DEPLOYMENTS_UPGRADE_ON_HOLD = "MachineDeployment(s) {names} rollout and upgrade to version {version} on hold."
-CONTROL_PLANE_PROVISIONING_SUFFIX = " Control plane is completing initial provisioning"
-CONTROL_PLANE_UPGRADING_SUFFIX = " Control plane is upgrading to version {version}"
-MACHINE_DEPLOYMENTS_UPGRADING_SUFFIX = " MachineDeployment(s) {names} are upgrading"
-
-# The Cluster condition the core Cluster controller sets once the control plane is initialized.
-
-# Error texts.
-CLUSTER_CLASS_NOT_FOUND = "failed to retrieve ClusterClass {namespace}/{name}: {error}"
-BLUEPRINT_FAILED = "error reading the ClusterClass: {error}"
-
 # How often a Cluster whose control plane is provisioning or upgrading is looked at again (besides the
 # watches): the control plane's status carries the progress.
 PROGRESS_REQUEUE_SECONDS = 10.0
+
+# Re-exported for the controllers' imports.
+__all__ = [
+    "ANNOTATIONS_SET",
+    "ANNOTATION_SET",
+    "BEFORE_CLUSTER_UPGRADE_HOOK_PREFIX",
+    "BLUEPRINT_FAILED",
+    "CLUSTER_CLASS_KIND",
+    "CLUSTER_CLASS_NOT_FOUND",
+    "CLUSTER_TOPOLOGY_OWNED_LABEL",
+    "CONTROL_PLANE_PROVISIONING_SUFFIX",
+    "CONTROL_PLANE_UPGRADE_ON_HOLD",
+    "CONTROL_PLANE_UPGRADE_PENDING_REASON",
+    "CONTROL_PLANE_UPGRADING_SUFFIX",
+    "DELETING_MESSAGE",
+    "DEPLOYMENT_TOPOLOGY_NAME_LABEL",
+    "FAKE_CLUSTER_TEMPLATE_KIND",
+    "HOOK_BLOCKING",
+    "HOOK_BLOCKING_NO_MESSAGE",
+    "HOOK_BLOCKING_REASON",
+    "KUBEADM_CONTROL_PLANE_TEMPLATE_KIND",
+    "MACHINE_DEPLOYMENTS_UPGRADE_ON_HOLD",
+    "MACHINE_DEPLOYMENTS_UPGRADE_PENDING_REASON",
+    "MACHINE_DEPLOYMENTS_UPGRADING_SUFFIX",
+    "PAUSED_BY_ANNOTATION_MESSAGE",
+    "RECONCILE_FAILED_REASON",
+    "RECONCILE_SUCCEEDED_REASON",
+]

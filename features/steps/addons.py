@@ -25,7 +25,22 @@ import httpx
 import yaml
 from pytest_bdd import given, then, when
 
-from controllers.addons.api import (
+from features.steps.context import ScenarioContext, labels_of, sentence
+from features.steps.runtime import cluster_object, ensure_cluster_class
+from harness.kube.client import MERGE, ApiError, Client, find_in
+from harness.kube.names.capi import CLUSTER_API_VERSION, CONTROL_PLANE_API_VERSION, INFRASTRUCTURE_API_VERSION
+from harness.kube.names.core import DEFAULT_NAMESPACE, KUBERNETES_VERSION
+from harness.kube.names.knobs import WORKLOAD_UNREACHABLE_ANNOTATION
+from harness.kube.names.runtime_sdk import (
+    BEFORE_CLUSTER_DELETE,
+    CATALOG,
+    EXTENSION_CONFIG_KIND,
+    HOOKS_API_VERSION,
+    OK_TO_DELETE_ANNOTATION,
+    RUNTIME_API_VERSION,
+    hook_path,
+)
+from harness.kube.names.sveltos import (
     CLUSTER_PROFILE_KIND,
     CLUSTER_PROFILE_NAME_LABEL,
     CLUSTER_SUMMARY_KIND,
@@ -36,15 +51,6 @@ from controllers.addons.api import (
     OWNER_NAME_ANNOTATION,
     SVELTOS_CLUSTER_KIND,
 )
-from controllers.runtime.api import API_VERSION as RUNTIME_API_VERSION
-from controllers.runtime.api import BEFORE_CLUSTER_DELETE, CATALOG, EXTENSION_CONFIG_KIND, HOOKS_API_VERSION, hook_path
-from features.steps.context import ScenarioContext, labels_of, sentence
-from features.steps.runtime import cluster_object, ensure_cluster_class
-from harness.client import MERGE, ApiError, Client, find_in
-from harness.kube.names.capi import CLUSTER_API_VERSION, CONTROL_PLANE_API_VERSION, INFRASTRUCTURE_API_VERSION
-from harness.kube.names.core import DEFAULT_NAMESPACE, KUBERNETES_VERSION
-from harness.kube.names.knobs import WORKLOAD_UNREACHABLE_ANNOTATION
-from harness.kube.names.runtime_sdk import OK_TO_DELETE_ANNOTATION
 
 SETUP_SECONDS = 600.0
 DEPLOY_SECONDS = 120.0

@@ -30,7 +30,7 @@ from features.steps.machines import (
     records_of,
     workload,
 )
-from harness.client import MERGE, ApiError, find_in
+from harness.kube.client import MERGE, ApiError, find_in
 from harness.kube.names.capi import (
     BOOTSTRAP_API_VERSION,
     CLUSTER_API_VERSION,

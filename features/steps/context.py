@@ -16,7 +16,7 @@ from typing import Any
 import parse
 from pytest_bdd import parsers
 
-from harness.client import ApiError, Client, find_in
+from harness.kube.client import ApiError, Client, find_in
 from harness.kube.names.core import DEFAULT_NAMESPACE
 from harness.targets.chaos import transient
 from harness.world.scene import Scene

@@ -37,11 +37,10 @@ from features.steps.machines import (
 )
 from features.steps.pdb import budget
 from features.steps.pods import pod_manifest
-from harness.client import (
+from harness.kube.client import (
     MERGE,
     Client,
 )
-from harness.clock import parse_rfc3339
 from harness.kube.names.apps import DAEMON_SET, REPLICA_SET, STATEFUL_SET
 from harness.kube.names.capi import (
     CLUSTER_API_VERSION,
@@ -50,15 +49,15 @@ from harness.kube.names.capi import (
     MACHINE_DRAIN_RULE_KIND,
     MACHINE_KIND,
 )
-from harness.kube.names.core import HOSTNAME_LABEL, NO_SCHEDULE, UNSCHEDULABLE_TAINT
+from harness.kube.names.core import HOSTNAME_LABEL, NO_SCHEDULE, PAUSE_IMAGE, UNSCHEDULABLE_TAINT
 from harness.kube.names.knobs import EXIT_CODE_ANNOTATION, NODE_HEALTH_ANNOTATION, RUN_SECONDS_ANNOTATION
+from harness.kube.time import parse_rfc3339
 from harness.spec.drain import RETRY_SECONDS
 
 # The kubelet simulator's knobs (harness/world/kubelet.py).
 UNREACHABLE = "Unknown"
 OWNER_KINDS = (DAEMON_SET, STATEFUL_SET)
 DELETED_OWNER = "(deleted)"
-PAUSE_IMAGE = "registry.k8s.io/pause:3.10"
 SETUP_SECONDS = 120.0
 
 

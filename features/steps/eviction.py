@@ -5,8 +5,8 @@ from __future__ import annotations
 from pytest_bdd import then, when
 
 from features.steps.context import ScenarioContext, sentence
+from harness.kube.names.core import SYSTEM_USER
 from harness.kube.names.policy import PDB_RESOURCE
-from harness.world.world import SYSTEM_USER
 
 # The disruption controller's own status writes are not the eviction's.
 DISRUPTION_CONTROLLER_USER = SYSTEM_USER.format("disruption")

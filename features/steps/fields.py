@@ -15,8 +15,8 @@ from pytest_bdd import given, then, when
 from features.steps.context import ScenarioContext, sentence
 from features.steps.wire import Wire, _answer, _collection_path, _send, _status
 from harness.kube.names.apiextensions import APIEXTENSIONS_V1 as CRD_API_VERSION
+from harness.kube.names.meta import JSON_CONTENT_TYPE as JSON
 
-JSON = "application/json"
 WARNING_HEADER = "warning"
 
 

@@ -37,13 +37,13 @@ from features.steps.machines import (
     records_of,
     start_machine,
 )
-from harness.client import find_in
-from harness.clock import parse_rfc3339
+from harness.kube.client import find_in
 from harness.kube.names.capi import CLUSTER_API_VERSION, MACHINE_FINALIZER, MACHINE_KIND, MACHINES_RESOURCE
+from harness.kube.names.core import SYSTEM_USER
+from harness.kube.time import parse_rfc3339
 from harness.resources import reference_hic_config
 from harness.targets.conformance import NOT_APPLICABLE_SKIP
 from harness.world.hic import LIFECYCLE_POINTS, HicConfig, Hook, load_config
-from harness.world.world import SYSTEM_USER
 
 HIC_AREA = "hic"
 REFERENCE_HIC = "reference-hic"

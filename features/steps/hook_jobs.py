@@ -17,10 +17,8 @@ from dataclasses import (
 )
 from typing import Any
 
+from harness.kube.names.rollout_hooks import DEFAULT_FAILURE_POLICY, HOOK_NAME_LABEL, HOOK_REVISION_LABEL, IGNORE
 from harness.spec.rollout import (
-    DEFAULT_FAILURE_POLICY,
-    HOOK_NAME_LABEL,
-    HOOK_REVISION_LABEL,
     Point,
     group_of,
     hook_groups,
@@ -34,7 +32,6 @@ SUCCEEDED = "Succeeded"
 FAILED = "Failed"
 CANCELLED = "Cancelled"
 DELETED = "Deleted"
-IGNORE = "Ignore"
 # A revision: (uid of its ReplicaSet or ControllerRevision, its revision number as text).
 Key = tuple[str, str]
 

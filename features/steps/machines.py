@@ -31,13 +31,12 @@ from features.steps.context import (
     labels_of,
     sentence,
 )
-from harness.client import (
+from harness.kube.client import (
     MERGE,
     ApiError,
     Client,
     find_in,
 )
-from harness.clock import parse_rfc3339
 from harness.kube.names.capi import (
     BOOTSTRAP_API_VERSION,
     CLUSTER_API_VERSION,
@@ -61,6 +60,7 @@ from harness.kube.names.capi import (
 )
 from harness.kube.names.core import DISRUPTION_TARGET, EVICTION_BY_EVICTION_API, KUBERNETES_VERSION
 from harness.kube.names.knobs import DELETION_DELAY_ANNOTATION, DELETION_STUCK_ANNOTATION, PROVISION_DELAY_ANNOTATION
+from harness.kube.time import parse_rfc3339
 
 # -- Cluster API facts the sentences name ------------------------------------------------------------
 FAKE_MACHINE_TEMPLATE = "FakeMachineTemplate"

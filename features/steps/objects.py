@@ -9,9 +9,8 @@ from typing import Any
 from pytest_bdd import given, then, when
 
 from features.steps.context import ObjectRef, ScenarioContext, labels_of, sentence
+from harness.kube.names.core import PAUSE_IMAGE
 from harness.kube.names.meta import PROPAGATION_FOREGROUND, PROPAGATION_ORPHAN
-
-PAUSE_IMAGE = "registry.k8s.io/pause:3.10"
 
 # The sentences' words for writes, as the audit trail records them: (verb, subresource).
 WRITE_WORDS: dict[str, tuple[str, str]] = {

@@ -9,8 +9,8 @@ from typing import Any
 from pytest_bdd import given, then, when
 
 from features.steps.context import ScenarioContext, labels_of, sentence
-from harness.clock import rfc3339
 from harness.kube.names.policy import PDB_KIND, POLICY_V1
+from harness.kube.time import rfc3339
 
 BUDGET_FIELDS = ("minAvailable", "maxUnavailable")
 _INT = re.compile(r"-?\d+")

@@ -17,7 +17,6 @@ from pytest_bdd import given, then, when
 
 from features.steps.context import ScenarioContext, labels_of, sentence
 from features.steps.objects import PAUSE_IMAGE
-from harness.clock import parse_rfc3339
 from harness.kube.names.apps import POD_TEMPLATE_HASH_LABEL
 from harness.kube.names.knobs import (
     EXIT_CODE_ANNOTATION,
@@ -25,6 +24,7 @@ from harness.kube.names.knobs import (
     NEVER_READY_ANNOTATION,
     RUN_SECONDS_ANNOTATION,
 )
+from harness.kube.time import parse_rfc3339
 
 # The kubelet simulator's knobs (harness/world/kubelet.py).
 # A node selector no Node satisfies keeps a Pod unscheduled (Pending, without a node).

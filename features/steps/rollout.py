@@ -36,26 +36,31 @@ from features.steps.hook_jobs import (
     Key,
 )
 from features.steps.objects import PAUSE_IMAGE
-from harness.apiserver.faults import (
-    INTERNAL_ERROR,
-)
-from harness.client import (
+from harness.kube.client import (
     JSON_PATCH,
     MERGE,
 )
-from harness.kube.names.knobs import JOB_DURATION_ANNOTATION, JOB_RESULT_ANNOTATION, READY_DELAY_ANNOTATION
-from harness.spec.rollout import (
+from harness.kube.names.apps import (
     CONTROLLER_HASH_LABEL,
     CONTROLLER_REVISION_HASH_LABEL,
+    POD_TEMPLATE_HASH_LABEL,
+    REVISION_ANNOTATION,
+    REVISION_HISTORY_ANNOTATION,
+)
+from harness.kube.names.core import SYSTEM_USER
+from harness.kube.names.faults import (
+    INTERNAL_ERROR,
+)
+from harness.kube.names.knobs import JOB_DURATION_ANNOTATION, JOB_RESULT_ANNOTATION, READY_DELAY_ANNOTATION
+from harness.kube.names.rollout_hooks import (
     HOOK_NAME_LABEL,
     HOOK_OWNER_KIND_LABEL,
     HOOK_OWNER_NAME_LABEL,
     HOOK_REVISION_LABEL,
     HOOK_RUNNING_REASON,
     LIFECYCLE_HOOKS_CONDITION,
-    POD_TEMPLATE_HASH_LABEL,
-    REVISION_ANNOTATION,
-    REVISION_HISTORY_ANNOTATION,
+)
+from harness.spec.rollout import (
     daemon_set_bounds,
     deployment_bounds,
     revision_template,
@@ -65,7 +70,6 @@ from harness.targets.profiles import (
     UNDER_TEST_USERS,
     reference_controllers,
 )
-from harness.world.world import SYSTEM_USER
 
 POD_READY_DELAY = "5s"
 HOOK_IMAGE = "registry.k8s.io/busybox:1.36"

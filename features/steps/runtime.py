@@ -26,13 +26,9 @@ from typing import Any
 import pytest
 from pytest_bdd import given, then, when
 
-from controllers.runtime.api import (
-    API_VERSION as RUNTIME_API_VERSION,
-)
-from controllers.runtime.api import EXTENSION_CONFIG_KIND, HOOKS_API_VERSION, PENDING_HOOKS_ANNOTATION
 from features.steps.context import POLL_SECONDS, ScenarioContext, labels_of, sentence
 from features.steps.machines import first_deletion_seq
-from harness.client import MERGE, find_in
+from harness.kube.client import MERGE, find_in
 from harness.kube.names.capi import (
     BOOTSTRAP_API_VERSION,
     CLUSTER_API_VERSION,
@@ -47,7 +43,13 @@ from harness.kube.names.capi import (
     TOPOLOGY_RECONCILED,
 )
 from harness.kube.names.knobs import PROVISION_DELAY_ANNOTATION
-from harness.kube.names.runtime_sdk import OK_TO_DELETE_ANNOTATION
+from harness.kube.names.runtime_sdk import (
+    EXTENSION_CONFIG_KIND,
+    HOOKS_API_VERSION,
+    OK_TO_DELETE_ANNOTATION,
+    PENDING_HOOKS_ANNOTATION,
+    RUNTIME_API_VERSION,
+)
 from harness.world.extension import ExtensionServer, HookResponder
 from harness.world.extension.responses import HANG
 

@@ -39,8 +39,19 @@ from pytest_bdd import (
     when,
 )
 
-from controllers.cluster.conditions import WAITING_FOR_BEFORE_DELETE_HOOK_REASON
-from controllers.runtime.api import (
+from features.steps.context import (
+    ScenarioContext,
+    sentence,
+)
+from harness.kube.client import find_in
+from harness.kube.names.capi import (
+    CLUSTER_API_VERSION,
+    CONTROL_PLANE_API_VERSION,
+    TOPOLOGY_RECONCILE_FAILED_REASON,
+    TOPOLOGY_RECONCILED,
+    WAITING_FOR_BEFORE_DELETE_HOOK_REASON,
+)
+from harness.kube.names.runtime_sdk import (
     AFTER_CLUSTER_UPGRADE,
     AFTER_CONTROL_PLANE_INITIALIZED,
     AFTER_CONTROL_PLANE_UPGRADE,
@@ -51,28 +62,17 @@ from controllers.runtime.api import (
     DISCOVERED,
     EXTENSION_CONFIG_KIND,
     FAILURE_POLICY_FAIL,
+    OK_TO_DELETE_ANNOTATION,
     PENDING_HOOKS_ANNOTATION,
+    RUNTIME_API_VERSION,
     STATUS_FAILURE,
     STATUS_SUCCESS,
 )
-from controllers.runtime.api import API_VERSION as RUNTIME_API_VERSION
-from controllers.topology.api import (
+from harness.kube.names.topology import (
     HOOK_BLOCKING,
     HOOK_BLOCKING_NO_MESSAGE,
     HOOK_BLOCKING_REASON,
 )
-from features.steps.context import (
-    ScenarioContext,
-    sentence,
-)
-from harness.client import find_in
-from harness.kube.names.capi import (
-    CLUSTER_API_VERSION,
-    CONTROL_PLANE_API_VERSION,
-    TOPOLOGY_RECONCILE_FAILED_REASON,
-    TOPOLOGY_RECONCILED,
-)
-from harness.kube.names.runtime_sdk import OK_TO_DELETE_ANNOTATION
 from harness.targets.conformance import NOT_APPLICABLE_SKIP
 from harness.targets.extension import (
     Discovery,

@@ -27,7 +27,7 @@ from features.steps.machines import (
     stage_time,
     workload,
 )
-from harness.client import MERGE
+from harness.kube.client import MERGE
 from harness.kube.names.knobs import DETACH_DELAY_ANNOTATION, DETACH_STUCK_ANNOTATION
 from harness.kube.names.storage import STORAGE_V1, VOLUME_ATTACHMENT
 

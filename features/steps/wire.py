@@ -20,7 +20,7 @@ from pytest_bdd import given, then, when
 
 from features.steps.context import ObjectRef, ScenarioContext, sentence
 from features.steps.objects import minimal
-from harness.client import ApiError
+from harness.kube.client import ApiError
 from harness.kube.names.meta import JSON_CONTENT_TYPE
 from harness.world.http_scene import HttpScene, RawWatch, SyncedWatch
 

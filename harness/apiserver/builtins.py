@@ -11,7 +11,6 @@ BATCH = "batch"
 STORAGE = "storage.k8s.io"
 APIEXTENSIONS = "apiextensions.k8s.io"
 COORDINATION = "coordination.k8s.io"
-EVENTS = "events.k8s.io"
 
 NAMESPACE = ResourceType(
     CORE, "v1", "Namespace", "namespaces", False, "namespace", ("ns",), status=True, has_generation=False,

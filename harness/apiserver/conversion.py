@@ -24,6 +24,7 @@ from __future__ import annotations
 from typing import Any
 
 from harness.apiserver.resources import ResourceType
+from harness.kube.names.events import EVENTS_API_GROUP as EVENTS_GROUP
 
 AUTOSCALING = "autoscaling"
 HPA = "HorizontalPodAutoscaler"
@@ -32,7 +33,6 @@ _COMMON_SPEC = ("scaleTargetRef", "minReplicas", "maxReplicas")
 _COMMON_STATUS = ("observedGeneration", "lastScaleTime", "currentReplicas", "desiredReplicas")
 
 
-EVENTS_GROUP = "events.k8s.io"
 # events.k8s.io field → core/v1 field.
 _EVENT_FIELDS = {
     "regarding": "involvedObject", "note": "message", "reportingController": "reportingComponent",

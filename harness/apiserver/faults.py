@@ -51,16 +51,16 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from harness.kube import errors
-
-CONFLICT = "Conflict"
-TOO_MANY_REQUESTS = "TooManyRequests"
-INTERNAL_ERROR = "InternalError"
-EXPIRED = "Expired"
-DROP_WATCH = "DropWatch"
-LATENCY = "Latency"
-FAULTS = (CONFLICT, TOO_MANY_REQUESTS, INTERNAL_ERROR, EXPIRED, DROP_WATCH, LATENCY)
-# Faults that answer with an error Status (the ones in-process clients see too).
-ERROR_FAULTS = (CONFLICT, TOO_MANY_REQUESTS, INTERNAL_ERROR, EXPIRED)
+from harness.kube.names.faults import (
+    CONFLICT,
+    DROP_WATCH,
+    ERROR_FAULTS,
+    EXPIRED,
+    FAULTS,
+    INTERNAL_ERROR,
+    LATENCY,
+    TOO_MANY_REQUESTS,
+)
 
 GET, LIST, WATCH = "get", "list", "watch"
 CREATE, UPDATE, PATCH, DELETE, DELETECOLLECTION = "create", "update", "patch", "delete", "deletecollection"

@@ -27,6 +27,7 @@ import yaml
 from harness.apiserver import fieldsets as fs
 from harness.apiserver.resources import ResourceType
 from harness.kube import errors
+from harness.kube.names.core import LAST_APPLIED_CONFIGURATION_ANNOTATION as LAST_APPLIED
 
 APPLY = "Apply"
 UPDATE = "Update"
@@ -34,7 +35,6 @@ FIELDS_V1 = "FieldsV1"
 BEFORE_FIRST_APPLY = "before-first-apply"
 ANCIENT_CHANGES = "ancient-changes"
 MAX_UPDATE_MANAGERS = 10
-LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
 KUBECTL_MANAGER = "kubectl"
 MAX_MANAGER_LENGTH = 128
 

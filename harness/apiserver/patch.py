@@ -31,6 +31,7 @@ from harness.kube.errors import (
 from harness.kube.names.meta import APPLY_PATCH_CONTENT_TYPE as APPLY_YAML_CONTENT_TYPE
 from harness.kube.names.meta import JSON_PATCH_CONTENT_TYPE
 from harness.kube.names.meta import MERGE_PATCH_CONTENT_TYPE as MERGE_CONTENT_TYPE
+from harness.kube.names.meta import PATCH_DIRECTIVE as _PATCH
 from harness.kube.names.meta import STRATEGIC_MERGE_PATCH_CONTENT_TYPE as SMP_CONTENT_TYPE
 
 # ``maxJSONPatchOperations`` in handlers/patch.go.
@@ -443,7 +444,6 @@ def supports_strategic(kind: str) -> bool:
 # Strategic merge patch: the algorithm
 # ---------------------------------------------------------------------------------------------
 
-_PATCH = "$patch"
 _RETAIN_KEYS = "$retainKeys"
 _DELETE_FROM_PRIMITIVE_LIST = "$deleteFromPrimitiveList"
 _SET_ELEMENT_ORDER = "$setElementOrder"

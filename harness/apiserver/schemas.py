@@ -19,7 +19,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-KUBERNETES_VERSION = "v1.32.0"
+from harness.kube.names.core import KUBERNETES_VERSION
+
 _DEFINITIONS_FILE = Path("kubernetes-json-schema") / f"{KUBERNETES_VERSION}-local" / "_definitions.json"
 REF_PREFIX = "#/$defs/"
 GVK_EXTENSION = "x-kubernetes-group-version-kind"

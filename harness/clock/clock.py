@@ -5,6 +5,8 @@ from __future__ import annotations
 import time
 from datetime import UTC, datetime
 
+from harness.kube.time import rfc3339
+
 # Scenarios start at a fixed, recognisable instant so that timestamps in reports are stable.
 EPOCH = datetime(2026, 1, 1, tzinfo=UTC).timestamp()
 
@@ -44,16 +46,3 @@ class VirtualClock:
         """RFC 3339 with microseconds, as metav1.MicroTime serialises."""
         moment = datetime.fromtimestamp(self.now() if instant is None else instant, tz=UTC)
         return moment.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
-
-
-def rfc3339(instant: float) -> str:
-    """``2026-01-01T00:00:00Z`` for a Unix time (fractions are truncated, as metav1.Time does)."""
-    return datetime.fromtimestamp(int(instant), tz=UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-def parse_rfc3339(text: str) -> float:
-    """The Unix time of an RFC 3339 timestamp (``Z`` or an offset, optional fractions)."""
-    value = text.strip()
-    if value.endswith("Z"):
-        value = value[:-1] + "+00:00"
-    return datetime.fromisoformat(value).timestamp()

@@ -25,13 +25,32 @@ from dataclasses import (
 from fractions import Fraction
 from typing import Any
 
+# Names the steps used to import from here, kept importable from here (defined once in harness/kube/names).
+from harness.kube.names.apps import (  # noqa: F401
+    CONTROLLER_HASH_LABEL,
+    CONTROLLER_REVISION_HASH_LABEL,
+    POD_TEMPLATE_HASH_LABEL,
+    REVISION_ANNOTATION,
+    REVISION_HISTORY_ANNOTATION,
+)
+from harness.kube.names.meta import PATCH_DIRECTIVE
+from harness.kube.names.rollout_hooks import (  # noqa: F401
+    DEFAULT_FAILURE_POLICY,
+    DEFAULT_RETAIN_POLICY,
+    DEFAULT_TRIGGER_TYPE,
+    HOOK_NAME_LABEL,
+    HOOK_OWNER_KIND_LABEL,
+    HOOK_OWNER_NAME_LABEL,
+    HOOK_REVISION_LABEL,
+    HOOK_RUNNING_REASON,
+    LIFECYCLE_HOOKS_CONDITION,
+)
+from harness.kube.names.rollout_hooks import HOOK_PREFIX as HOOK_LABEL_PREFIX  # noqa: F401
+
 _PERCENT = re.compile(r"^([0-9]+)%$")
 
 DEPLOYMENT_DEFAULT_SURGE = "25%"
 DEPLOYMENT_DEFAULT_UNAVAILABLE = "25%"
-DEFAULT_TRIGGER_TYPE = "ProgressAvailable"
-DEFAULT_FAILURE_POLICY = "Abort"
-DEFAULT_RETAIN_POLICY = "Always"
 
 
 def percentage(value: Any) -> int | None:
@@ -178,24 +197,6 @@ def runs_when_added(point: Point, new_available: int, *, revision_complete: bool
     return not revision_complete and point.count >= new_available
 
 
-# The hook Job contract (DESIGN.md "Rollout decisions"): one Job per (owner, revision, hook), named
-# ``<owner>-<revision>-<hook>`` (a hash suffix when longer than 63 characters), owned by the revision
-# object (ReplicaSet or ControllerRevision) and labelled with these four labels.
-HOOK_LABEL_PREFIX = "rollout.lifecycle-tck.io"
-HOOK_OWNER_KIND_LABEL = f"{HOOK_LABEL_PREFIX}/owner-kind"
-HOOK_OWNER_NAME_LABEL = f"{HOOK_LABEL_PREFIX}/owner-name"
-HOOK_REVISION_LABEL = f"{HOOK_LABEL_PREFIX}/revision"
-HOOK_NAME_LABEL = f"{HOOK_LABEL_PREFIX}/hook"
-LIFECYCLE_HOOKS_CONDITION = "LifecycleHooks"
-HOOK_RUNNING_REASON = "LifecycleHookRunning"
-
-# Upstream apps/v1 names the steps read (Deployment revisions, revision hashes).
-REVISION_ANNOTATION = "deployment.kubernetes.io/revision"
-REVISION_HISTORY_ANNOTATION = "deployment.kubernetes.io/revision-history"
-POD_TEMPLATE_HASH_LABEL = "pod-template-hash"
-CONTROLLER_REVISION_HASH_LABEL = "controller-revision-hash"
-CONTROLLER_HASH_LABEL = "controller.kubernetes.io/hash"
-PATCH_DIRECTIVE = "$patch"
 
 
 def revision_template(controller_revision: dict[str, Any]) -> dict[str, Any]:

@@ -3,18 +3,20 @@ certificate that the CA in ``--ca-file`` signs, checked against the Runtime SDK 
 reference/runtime-hooks-and-addons.md §1) and against the reference topology controller.
 
 The harness talks to the extension two ways, both over real HTTPS at its URL, the certificate verified
-against the CA for the URL's host (the Runtime SDK transport, controllers/runtime/transport.py):
+against the CA for the URL's host:
 
-* **probes**, the harness's own calls: :func:`discover` (the DiscoveryResponse and what is wrong with it,
-  with upstream's validation texts), :func:`call_handler` (one handler, with a request of its hook's schema
-  about a Cluster that does not exist, :data:`PROBE_NAMESPACE`/:data:`PROBE_CLUSTER`, answered within the
-  handler's ``timeoutSeconds``), :func:`response_problems` (what is wrong with an answer) and
-  :func:`certificate_problem` (the TLS handshake alone);
+* **probes**, the harness's own calls, made with its own implementation of the protocol
+  (harness/targets/runtime_sdk.py, sharing no code with the reference client): :func:`discover` (the
+  DiscoveryResponse and what is wrong with it, with upstream's validation texts), :func:`call_handler`
+  (one handler, with a request of its hook's schema about a Cluster that does not exist,
+  :data:`PROBE_NAMESPACE`/:data:`PROBE_CLUSTER`, answered within the handler's ``timeoutSeconds``),
+  :func:`response_problems` (what is wrong with an answer) and :func:`certificate_problem` (the TLS
+  handshake alone);
 * **through the topology controller**: an ExtensionConfig with the URL and the CA registers it; the
   controller calls it as upstream does. The extension keeps no record the harness can read, so an
   :class:`ExchangeRecorder` hears every exchange of the controller's transport in this process
-  (``transport.observe``) and keeps those addressed to the extension as :class:`HookCall` records. The
-  controller therefore runs in this process under this target (the in-process or HTTP transport).
+  (harness/world/runtime_calls.py) and keeps those addressed to the extension as :class:`HookCall`
+  records. The controller therefore runs in this process under this target (the in-process or HTTP transport).
 
 :func:`check_extension_options` says what is wrong with the options before anything runs.
 """
@@ -32,14 +34,16 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from controllers.runtime import transport
-from controllers.runtime.api import (
+from harness.kube.names.capi import CLUSTER_API_VERSION, CLUSTER_KIND
+from harness.kube.names.core import KUBERNETES_VERSION as PROBE_TO_VERSION
+from harness.kube.names.runtime_sdk import (
     AFTER_CLUSTER_UPGRADE,
     AFTER_CONTROL_PLANE_UPGRADE,
     BEFORE_CLUSTER_UPGRADE,
     CATALOG,
     DEFAULT_HANDLER_TIMEOUT_SECONDS,
     DISCOVERY_HOOK,
+    DISCOVERY_RESPONSE_KIND,
     DISCOVERY_TIMEOUT_SECONDS,
     FAILURE_POLICY_IGNORE,
     HOOKS_API_VERSION,
@@ -50,9 +54,8 @@ from controllers.runtime.api import (
     Hook,
     hook_path,
 )
-from controllers.runtime.client import RuntimeSDKError, clean_cluster, validate_discovery_response
-from harness.kube.names.capi import CLUSTER_API_VERSION, CLUSTER_KIND
-from harness.kube.names.core import KUBERNETES_VERSION as PROBE_TO_VERSION
+from harness.targets import runtime_sdk
+from harness.world import runtime_calls
 
 HTTPS = "https"
 HTTPS_PORT = 443
@@ -65,7 +68,6 @@ PROBE_FROM_VERSION = "v1.31.0"
 FROM_VERSION_FIELD = "fromKubernetesVersion"
 TO_VERSION_FIELD = "toKubernetesVersion"
 VERSION_FIELD = "kubernetesVersion"
-DISCOVERY_RESPONSE_KIND = "DiscoveryResponse"
 # retryAfterSeconds is an int32.
 MAX_RETRY_SECONDS = 2**31 - 1
 QUOTED_BODY_BYTES = 512
@@ -148,13 +150,6 @@ def ca_bundle(ca_pem: bytes) -> str:
     return base64.b64encode(ca_pem).decode()
 
 
-def endpoint(url: str, ca_pem: bytes) -> transport.Endpoint:
-    """Where the extension is, as the Runtime SDK transport calls a ``url`` client config."""
-    parts = urlsplit(url)
-    host = parts.hostname or ""
-    return transport.Endpoint(url.rstrip("/"), host, parts.port or HTTPS_PORT, host, ca_bundle(ca_pem))
-
-
 # -- what was called and answered ------------------------------------------------------------------------
 
 
@@ -216,7 +211,7 @@ def decode_answer(code: int | None, body: bytes, error: str | None) -> tuple[dic
 _HOOKS_BY_PATH = {name.lower(): name for name in CATALOG}
 
 
-def hook_call_of(exchange: transport.Exchange, url: str) -> HookCall | None:
+def hook_call_of(exchange: runtime_calls.Exchange, url: str) -> HookCall | None:
     """The exchange as a HookCall when it called a lifecycle hook of the extension at ``url``."""
     base = url.rstrip("/")
     if not exchange.url.startswith(base + "/"):
@@ -240,14 +235,14 @@ class ExchangeRecorder:
         self._lock = threading.Lock()
         self._stop: Any = None
 
-    def _heard(self, exchange: transport.Exchange) -> None:
+    def _heard(self, exchange: runtime_calls.Exchange) -> None:
         call = hook_call_of(exchange, self.url)
         if call is not None:
             with self._lock:
                 self._calls.append(call)
 
     def start(self) -> ExchangeRecorder:
-        self._stop = transport.observe(self._heard)
+        self._stop = runtime_calls.observe(self._heard)
         return self
 
     def stop(self) -> None:
@@ -278,9 +273,8 @@ def discover(url: str, ca_pem: bytes) -> Discovery:
     """POST the DiscoveryRequest to the extension and judge its DiscoveryResponse (reference §1.2)."""
     request = {"apiVersion": HOOKS_API_VERSION, "kind": DISCOVERY_HOOK.request_kind}
     try:
-        code, body, _ = transport.post(endpoint(url, ca_pem), hook_path(DISCOVERY_HOOK.name), request,
-                                       DISCOVERY_TIMEOUT_SECONDS)
-    except transport.TransportError as err:
+        code, body = runtime_sdk.post(url, hook_path(DISCOVERY_HOOK.name), request, DISCOVERY_TIMEOUT_SECONDS, ca_pem)
+    except runtime_sdk.CallFailed as err:
         return Discovery(None, [], [str(err)])
     answer, error = decode_answer(code, body, None)
     if answer is None:
@@ -295,12 +289,9 @@ def discover(url: str, ca_pem: bytes) -> Discovery:
         raw = []
     problems += [HANDLER_NOT_OBJECT.format(index=i, value=json.dumps(h)) for i, h in enumerate(raw)
                  if not isinstance(h, dict)]
-    try:
-        handlers = validate_discovery_response({"handlers": raw})
-    except RuntimeSDKError as err:
-        problems.append(str(err))
-        handlers = []
-    return Discovery(answer, handlers, problems)
+    handlers, rules_broken = runtime_sdk.handler_problems([h for h in raw if isinstance(h, dict)])
+    problems += rules_broken
+    return Discovery(answer, [] if rules_broken else handlers, problems)
 
 
 def _envelope_problems(answer: dict[str, Any], kind: str) -> list[str]:
@@ -324,8 +315,10 @@ def probe_request(hook: str, namespace: str = PROBE_NAMESPACE, name: str = PROBE
         fields = {FROM_VERSION_FIELD: PROBE_FROM_VERSION, TO_VERSION_FIELD: PROBE_TO_VERSION}
     elif hook in (AFTER_CONTROL_PLANE_UPGRADE, AFTER_CLUSTER_UPGRADE):
         fields = {VERSION_FIELD: PROBE_TO_VERSION}
+    # Sent as upstream's cleanupCluster leaves a Cluster: an empty v1beta1 status, whose two booleans read false.
+    cluster["status"] = {"infrastructureReady": False, "controlPlaneReady": False}
     return {"apiVersion": HOOKS_API_VERSION, "kind": CATALOG[hook].request_kind, "settings": {},
-            "cluster": clean_cluster(cluster), **fields}
+            "cluster": cluster, **fields}
 
 
 def handler_timeout(handler: dict[str, Any]) -> int:
@@ -343,9 +336,8 @@ def call_handler(url: str, ca_pem: bytes, handler: dict[str, Any]) -> HookCall:
     request = probe_request(hook)
     started = time.monotonic()
     try:
-        code, body, _ = transport.post(endpoint(url, ca_pem), hook_path(hook, name), request,
-                                       handler_timeout(handler))
-    except transport.TransportError as err:
+        code, body = runtime_sdk.post(url, hook_path(hook, name), request, handler_timeout(handler), ca_pem)
+    except runtime_sdk.CallFailed as err:
         return HookCall(hook, name, cluster_of(request), None, str(err), time.monotonic() - started)
     response, error = decode_answer(code, body, None)
     return HookCall(hook, name, cluster_of(request), response, error, time.monotonic() - started)

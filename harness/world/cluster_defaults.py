@@ -22,6 +22,7 @@ from typing import Any
 
 from harness.client import Client, Controller, Request, Result, find_in
 from harness.clock import rfc3339
+from harness.kube.names.core import KUBERNETES_VERSION
 
 DEFAULT_SERVICE_ACCOUNT = "default"
 ROOT_CA_CONFIGMAP = "kube-root-ca.crt"
@@ -36,7 +37,8 @@ PVC_PROTECTION = "kubernetes.io/pvc-protection"
 PV_PROTECTION = "kubernetes.io/pv-protection"
 TERMINATED_PHASES = ("Succeeded", "Failed")
 NODE_NAME = "lifecycle-tck-node-{}"
-KUBELET_VERSION = "v1.32.0"
+# The nodes' kubelets run the Kubernetes release the kit follows.
+KUBELET_VERSION = KUBERNETES_VERSION
 Admission = tuple[str, str, Callable[..., list[Any]]]
 
 

@@ -19,6 +19,7 @@ from harness.apiserver.clusters import MANAGEMENT, ClusterSet
 from harness.apiserver.server import APIServer
 from harness.client import Controller, InProcessClient, Manager, Request
 from harness.clock import EPOCH, Scheduler, VirtualClock
+from harness.kube.names.core import SYSTEM_USER
 from harness.resources import ResourceError, crd_dir
 from harness.world.fixtures import FixtureError, apply_documents, read_documents
 from harness.world.workload_clusters import WorkloadClusterProvisioner
@@ -59,7 +60,6 @@ CLUSTER_DEFAULT_SIMULATORS: dict[str, str] = {
     "pv-protection": "harness.world.cluster_defaults:PVProtection",
 }
 
-SYSTEM_USER = "system:serviceaccount:kube-system:{}"
 # The watch cache sends bookmarks to watches that asked for them about once a minute.
 BOOKMARK_INTERVAL = 60.0
 

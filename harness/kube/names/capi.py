@@ -82,6 +82,41 @@ DRAIN_NOT_COMPLETED_MESSAGE = "Drain not completed yet (started at {start}):"
 VOLUME_WAIT_MESSAGE = "Waiting for Node volumes to be detached (started at {start})"
 
 
+# The Cluster's own conditions (v1beta1 ControlPlaneReady; v1beta2 reasons and messages of its
+# conditions, and the reasons of its Deleting condition).
+CONTROL_PLANE_READY = "ControlPlaneReady"
+
+# v1beta1 reasons and messages.
+MISSING_NODE_REF_REASON = "MissingNodeRef"
+MISSING_NODE_REF_MESSAGE = "Waiting for the first control plane machine to have its status.nodeRef set"
+WAITING_FOR_CONTROL_PLANE_PROVIDER_INITIALIZED_REASON = "WaitingForControlPlaneProviderInitialized"
+WAITING_FOR_CONTROL_PLANE_PROVIDER_INITIALIZED_MESSAGE = (
+    "Waiting for control plane provider to indicate the control plane has been initialized")
+WAITING_FOR_CONTROL_PLANE_REASON = "WaitingForControlPlane"
+
+# v1beta2 conditions and reasons (status.v1beta2.conditions).
+NOT_PAUSED_REASON = "NotPaused"
+PAUSED_BY_ANNOTATION_MESSAGE = "{kind} has the cluster.x-k8s.io/paused annotation"
+
+INITIALIZED_REASON = "Initialized"
+NOT_INITIALIZED_REASON = "NotInitialized"
+OBJECT_DOES_NOT_EXIST_REASON = "ObjectDoesNotExist"
+OBJECT_DELETED_REASON = "ObjectDeleted"
+READY_REASON = "Ready"
+NOT_READY_REASON = "NotReady"
+CONTROL_PLANE_NOT_INITIALIZED_MESSAGE = "Control plane not yet initialized"
+NO_CONTROL_PLANE_NODE_MESSAGE = "Waiting for the first control plane machine to have status.nodeRef set"
+WAITING_FOR_TOPOLOGY_MESSAGE = "Waiting for cluster topology to be reconciled"
+DOES_NOT_EXIST_MESSAGE = "{kind} does not exist"
+DELETED_MESSAGE = "{kind} has been deleted"
+DELETED_WHILE_CLUSTER_EXISTS_MESSAGE = "{kind} has been deleted while the cluster still exists"
+INFRASTRUCTURE_NOT_READY_MESSAGE = "{kind} status.ready is false"
+
+# v1beta2 Deleting reasons of a Cluster.
+WAITING_FOR_BEFORE_DELETE_HOOK_REASON = "WaitingForBeforeDeleteHook"
+WAITING_FOR_WORKERS_DELETION_REASON = "WaitingForWorkersDeletion"
+WAITING_FOR_CONTROL_PLANE_DELETION_REASON = "WaitingForControlPlaneDeletion"
+
 __all__ = [
     "CLUSTER_API_GROUP",
     "CLUSTER_API_VERSION",
@@ -145,4 +180,28 @@ __all__ = [
     "PAUSED_BY_SPEC_MESSAGE",
     "DRAIN_NOT_COMPLETED_MESSAGE",
     "VOLUME_WAIT_MESSAGE",
+    "CONTROL_PLANE_READY",
+    "MISSING_NODE_REF_REASON",
+    "MISSING_NODE_REF_MESSAGE",
+    "WAITING_FOR_CONTROL_PLANE_PROVIDER_INITIALIZED_REASON",
+    "WAITING_FOR_CONTROL_PLANE_PROVIDER_INITIALIZED_MESSAGE",
+    "WAITING_FOR_CONTROL_PLANE_REASON",
+    "NOT_PAUSED_REASON",
+    "PAUSED_BY_ANNOTATION_MESSAGE",
+    "INITIALIZED_REASON",
+    "NOT_INITIALIZED_REASON",
+    "OBJECT_DOES_NOT_EXIST_REASON",
+    "OBJECT_DELETED_REASON",
+    "READY_REASON",
+    "NOT_READY_REASON",
+    "CONTROL_PLANE_NOT_INITIALIZED_MESSAGE",
+    "NO_CONTROL_PLANE_NODE_MESSAGE",
+    "WAITING_FOR_TOPOLOGY_MESSAGE",
+    "DOES_NOT_EXIST_MESSAGE",
+    "DELETED_MESSAGE",
+    "DELETED_WHILE_CLUSTER_EXISTS_MESSAGE",
+    "INFRASTRUCTURE_NOT_READY_MESSAGE",
+    "WAITING_FOR_BEFORE_DELETE_HOOK_REASON",
+    "WAITING_FOR_WORKERS_DELETION_REASON",
+    "WAITING_FOR_CONTROL_PLANE_DELETION_REASON",
 ]

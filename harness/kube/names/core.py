@@ -28,7 +28,12 @@ UNSCHEDULABLE_TAINT = "node.kubernetes.io/unschedulable"
 NO_SCHEDULE = "NoSchedule"
 NO_EXECUTE = "NoExecute"
 HOSTNAME_LABEL = "kubernetes.io/hostname"
+# The user of a kube-system service account (a controller of the control plane acts as one):
+# ``SYSTEM_USER.format(name)``.
+SYSTEM_USER = "system:serviceaccount:kube-system:{}"
 LAST_APPLIED_CONFIGURATION_ANNOTATION = "kubectl.kubernetes.io/last-applied-configuration"
+# The pause image the kit's Pods run (the image Kubernetes v1.32 sandboxes with).
+PAUSE_IMAGE = "registry.k8s.io/pause:3.10"
 
 # The Kubernetes release whose behaviour the kit follows
 KUBERNETES_VERSION = "v1.32.0"
@@ -53,4 +58,6 @@ __all__ = [
     "HOSTNAME_LABEL",
     "LAST_APPLIED_CONFIGURATION_ANNOTATION",
     "KUBERNETES_VERSION",
+    "PAUSE_IMAGE",
+    "SYSTEM_USER",
 ]

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+# The events.k8s.io API group (its Event is the core Event, stored once).
+EVENTS_API_GROUP = "events.k8s.io"
 SUCCESSFUL_CREATE = "SuccessfulCreate"
 FAILED_CREATE = "FailedCreate"
 SUCCESSFUL_DELETE = "SuccessfulDelete"
@@ -22,4 +24,5 @@ __all__ = [
     "CREATED_POD_MESSAGE",
     "DELETED_POD_MESSAGE",
     "FAILED_CREATE_MESSAGE",
+    "EVENTS_API_GROUP",
 ]

@@ -23,6 +23,8 @@ JSON_PATCH_CONTENT_TYPE = "application/json-patch+json"
 MERGE_PATCH_CONTENT_TYPE = "application/merge-patch+json"
 STRATEGIC_MERGE_PATCH_CONTENT_TYPE = "application/strategic-merge-patch+json"
 APPLY_PATCH_CONTENT_TYPE = "application/apply-patch+yaml"
+# The strategic merge patch directive key (``$patch: replace|delete|merge``).
+PATCH_DIRECTIVE = "$patch"
 
 # Admission (admission.k8s.io operations, the webhook denial message)
 CREATE = "CREATE"
@@ -51,6 +53,7 @@ __all__ = [
     "MERGE_PATCH_CONTENT_TYPE",
     "STRATEGIC_MERGE_PATCH_CONTENT_TYPE",
     "APPLY_PATCH_CONTENT_TYPE",
+    "PATCH_DIRECTIVE",
     "CREATE",
     "UPDATE",
     "ADMISSION_DENIED_MESSAGE",

@@ -30,11 +30,11 @@ from fastapi import APIRouter, FastAPI, Request
 from fastapi.responses import JSONResponse, PlainTextResponse, RedirectResponse, Response
 from pydantic import BaseModel, ConfigDict, Field
 
-from controllers.runtime.api import CATALOG, DISCOVERY, HOOKS_GROUP, HOOKS_VERSION
 from harness.apiserver import parsing
 from harness.apiserver.http.admin import JSONBodyRoute, typed_app
 from harness.kube import errors
 from harness.kube.duration import duration_seconds
+from harness.kube.names.runtime_sdk import CATALOG, DISCOVERY, HOOKS_GROUP, HOOKS_VERSION
 from harness.world.extension.responses import (
     ANY_CLUSTER,
     ERROR,

@@ -42,8 +42,8 @@ from typing import Any
 
 import yaml
 
-from controllers.runtime.api import CATALOG, DISCOVERY, FAILURE_POLICY_FAIL, HOOKS_API_VERSION, STATUS_SUCCESS
 from harness.client import MERGE, ApiError, Client
+from harness.kube.names.runtime_sdk import CATALOG, DISCOVERY, FAILURE_POLICY_FAIL, HOOKS_API_VERSION, STATUS_SUCCESS
 
 EXTENSION_CONFIG_NAME_SETTING = "extensionConfigName"
 DEFAULT_ALL_HANDLERS_TO_BLOCKING_SETTING = "defaultAllHandlersToBlocking"

@@ -23,9 +23,10 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from controllers.runtime.api import API_VERSION, EXTENSION_CONFIG_KIND, FAILURE_POLICY_FAIL
 from harness.apiserver.http.certificates import KeyPair, issue_server_certificate, make_ca, write_private
 from harness.apiserver.http.serve import Server, bind, run_server
+from harness.kube.names.runtime_sdk import EXTENSION_CONFIG_KIND, FAILURE_POLICY_FAIL
+from harness.kube.names.runtime_sdk import RUNTIME_API_VERSION as API_VERSION
 from harness.world.extension.app import VirtualClockLike, VirtualHangs, create_app
 from harness.world.extension.responses import ConfigMapSync, HookResponder
 
