@@ -201,6 +201,37 @@ async def _throughput(base: str, op: str, clients: int, seconds: float, limit: i
     return {"rate": done / elapsed, "requests": done, "errors": errors}
 
 
+async def _throughput_counting_all(base: str, op: str, clients: int, seconds: float, limit: int) -> dict[str, float]:
+    import aiohttp
+
+    counter = iter(range(10**9))
+    tag = _unique_tag()
+    done = served = errors = 0
+    async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=clients)) as session:
+
+        async def client(deadline: float, counted: bool) -> None:
+            nonlocal done, served, errors
+            while time.perf_counter() < deadline and done < limit:
+                method, path, body, headers = _request(op, next(counter), tag)
+                async with session.request(method, base + path, data=body, headers=headers) as response:
+                    await response.read()
+                    served += 1
+                    errors += response.status >= 300
+                    if counted:
+                        done += 1
+
+        await asyncio.gather(*(client(time.perf_counter() + WARM_UP_SECONDS, False) for _ in range(clients)))
+        began = time.perf_counter()
+        await asyncio.gather(*(client(began + seconds, True) for _ in range(clients)))
+        elapsed = time.perf_counter() - began
+    return {"rate": done / elapsed, "requests": done, "served": served, "errors": errors}
+
+
+def throughput_counting_all(base: str, op: str, clients: int, seconds: float, limit: int) -> dict[str, float]:
+    """As :func:`throughput`, also counting the warm-up's requests (``served``) and its errors."""
+    return asyncio.run(_throughput_counting_all(base, op, clients, seconds, limit))
+
+
 def throughput(base: str, op: str, clients: int, seconds: float, limit: int) -> dict[str, float]:
     """Requests per second of ``op`` against ``base`` from ``clients`` concurrent connections."""
     return asyncio.run(_throughput(base, op, clients, seconds, limit))
@@ -321,21 +352,43 @@ def request_throughput(load: concurrent.futures.Executor) -> None:
         stop_bare()
 
 
+def _server_cpu_per_request(load: concurrent.futures.Executor, base: str) -> tuple[float, float]:
+    """(creates per second, CPU seconds of this process per create) of one round against ``base``.
+
+    The servers are threads of this process and the load runs in another, so this process's CPU
+    time over a round is the server's: unlike the rate, it does not fall when other jobs take the
+    machine's cores (the warm-up's requests are counted too, as they are served in the round)."""
+    before = time.process_time()
+    figures = load.submit(throughput_counting_all, base, "create", CLIENTS, SECONDS_PER_RUN, MAX_REQUESTS_PER_RUN
+                          ).result(timeout=LOAD_TIMEOUT)
+    cpu = time.process_time() - before
+    if figures["errors"]:
+        raise RuntimeError(f"create against {base}: {figures['errors']} failed requests")
+    return figures["rate"], cpu / max(figures["served"], 1)
+
+
 def pod_creates(load: concurrent.futures.Executor) -> None:
-    """Pods created per second over HTTP into a world running every simulator (scheduled, started)."""
+    """Pods created per second over HTTP into a world running every simulator (scheduled, started),
+    and the server's CPU per create, each against a bare endpoint that parses the body and returns it."""
     world = World()
     world.client().create({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "node-1"}})
     world.settle()
     facade, stop = _serving(create_app(world))
+    bare, stop_bare = _serving(_bare_app({}, {}))
+    best = {"facade": (0.0, float("inf")), "bare": (0.0, float("inf"))}
     try:
-        rate = max(
-            load.submit(throughput, facade, "create", CLIENTS, SECONDS_PER_RUN, MAX_REQUESTS_PER_RUN)
-            .result(timeout=LOAD_TIMEOUT)["rate"]
-            for _ in range(ROUNDS)
-        )
+        for _ in range(ROUNDS):
+            for name, base in (("facade", facade), ("bare", bare)):
+                rate, cpu = _server_cpu_per_request(load, base)
+                best[name] = (max(best[name][0], rate), min(best[name][1], cpu))
     finally:
         stop()
-    report(f"pod creates/s over HTTP, all simulators, {CLIENTS} clients", rate, "pods/s",
+        stop_bare()
+    report(f"pod creates/s over HTTP, all simulators, {CLIENTS} clients", best["facade"][0], "pods/s",
+           best["bare"][0], "a bare Starlette endpoint's creates/s")
+    report("  server CPU per pod create, all simulators", best["facade"][1] * 1e6, "µs",
+           best["bare"][1] * 1e6, "a bare Starlette endpoint's create")
+    report("  creates/s one core would serve at that CPU", 1 / best["facade"][1], "pods/s",
            KWOK_CI_PODS_PER_SECOND, "kwok's CI floor (167/s, not measured here)")
 
 
@@ -359,11 +412,23 @@ def watch_latencies(load: concurrent.futures.Executor) -> None:
                "ms", best["bare"][quantile] * 1e3, "a bare Starlette fan-out")
 
 
-def main() -> None:
+PARTS = ("cold", "requests", "creates", "watch")
+
+
+def main(parts: tuple[str, ...] = PARTS) -> None:
+    """Run the given parts (``python -m benchmarks.http creates`` runs only the pod creates)."""
     print(f"== HTTP facade ({os.cpu_count()} CPUs, Python {sys.version.split()[0]}) ==", flush=True)
-    cold_start()
+    if "cold" in parts:
+        cold_start()
     spawn = multiprocessing.get_context("spawn")
     with concurrent.futures.ProcessPoolExecutor(max_workers=1, mp_context=spawn) as load:
-        request_throughput(load)
-        pod_creates(load)
-        watch_latencies(load)
+        if "requests" in parts:
+            request_throughput(load)
+        if "creates" in parts:
+            pod_creates(load)
+        if "watch" in parts:
+            watch_latencies(load)
+
+
+if __name__ == "__main__":
+    main(tuple(sys.argv[1:]) or PARTS)

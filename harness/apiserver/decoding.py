@@ -321,7 +321,9 @@ def _decode(value: Any, node: _Node, struct: str, walk: _Walk) -> Any:
     if shape == _STRUCT:
         if not isinstance(value, dict):
             raise walk.type_error(json_kind(value), struct, node.go)
-        properties = node.properties
+        properties = node._properties
+        if properties is None:
+            properties = node.properties
         out: dict[str, Any] = {}
         path = walk.path
         for key, item in value.items():
@@ -339,7 +341,11 @@ def _decode(value: Any, node: _Node, struct: str, walk: _Walk) -> Any:
                 elif sub.shape == _TIME:
                     out[key] = None
                 continue
-            if (sub.shape == _STRING and item.__class__ is str) or sub.shape == _ANY:
+            sub_shape = sub.shape
+            item_class = item.__class__
+            if (sub_shape == _STRING and item_class is str) or sub_shape == _ANY or (
+                sub_shape == _BOOLEAN and item_class is bool
+            ):
                 out[key] = item  # the common leaves, without a call
                 continue
             path.append((key, True))
@@ -360,9 +366,13 @@ def _decode(value: Any, node: _Node, struct: str, walk: _Walk) -> Any:
     if shape == _ARRAY:
         if not isinstance(value, list):
             raise walk.type_error(json_kind(value), struct, node.go)
-        item_node = node.item
+        item_node = node._item
+        if item_node is None:
+            item_node = node.item
         if item_node.shape == _ANY:
             return value
+        if item_node.shape == _STRING and all(item.__class__ is str for item in value):
+            return list(value)  # a list of strings (args, command, finalizers) needs no walk
         out_list = []
         path = walk.path
         for i, item in enumerate(value):
@@ -494,11 +504,34 @@ def _pairs(items: list[tuple[str, Any]]) -> _Pairs:
     return out
 
 
+class _Duplicate(Exception):
+    """A JSON object repeats a key (raised to stop the parse at the first one)."""
+
+
+def _unique_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        raise _Duplicate
+    return out
+
+
+def _has_duplicate(text: bytes) -> bool:
+    """Whether any object of a JSON text repeats a key: one call per object, no paths kept, so the
+    common body (no repeats) costs far less than working out where the repeats are."""
+    try:
+        json.loads(text, object_pairs_hook=_unique_pairs)
+    except _Duplicate:
+        return True
+    except (ValueError, RecursionError):
+        return False
+    return False
+
+
 def duplicate_fields(raw: bytes) -> list[str]:
     """Paths of the keys a JSON body repeats (``metadata.name``, ``spec.containers[0].name``);
     empty for bodies that are not JSON (YAML, protobuf) or do not parse."""
     text = raw.lstrip()
-    if not text.startswith(b"{") or b'"' not in text:
+    if not text.startswith(b"{") or b'"' not in text or not _has_duplicate(text):
         return []
     try:
         parsed = json.loads(text, object_pairs_hook=_pairs)

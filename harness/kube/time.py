@@ -4,16 +4,31 @@ a time is written."""
 
 from __future__ import annotations
 
+import functools
 from datetime import UTC, datetime
+
+# Every write stamps times (managedFields, conditions, events) and every PDB sync reads them back,
+# mostly the same few seconds of virtual time: strftime and fromisoformat were ~3 % of a drain's CPU.
+_TIMES_CACHED = 4096
 
 
 def rfc3339(instant: float) -> str:
     """``2026-01-01T00:00:00Z`` for a Unix time (fractions are truncated, as metav1.Time does)."""
-    return datetime.fromtimestamp(int(instant), tz=UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return _rfc3339_seconds(int(instant))
+
+
+@functools.lru_cache(maxsize=_TIMES_CACHED)
+def _rfc3339_seconds(seconds: int) -> str:
+    return datetime.fromtimestamp(seconds, tz=UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def parse_rfc3339(text: str) -> float:
     """The Unix time of an RFC 3339 timestamp (``Z`` or an offset, optional fractions)."""
+    return _parse_rfc3339(text)
+
+
+@functools.lru_cache(maxsize=_TIMES_CACHED)
+def _parse_rfc3339(text: str) -> float:
     value = text.strip()
     if value.endswith("Z"):
         value = value[:-1] + "+00:00"

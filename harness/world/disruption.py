@@ -155,6 +155,10 @@ class DisruptionController(Controller):
         # PDB lists or scans a namespace.
         self._pdb_cache: dict[str, dict[str, dict[str, Any]]] = {}
         self._pod_cache: dict[str, dict[str, dict[str, Any]]] = {}
+        # What countHealthyPods reads of each cached pod, (deleting, Ready), taken once per pod
+        # event: a PDB syncs after every change of any of its pods, and re-reading each member's
+        # conditions then made the syncs of a drain grow with the PDB's size times its pods' events.
+        self._health: dict[str, dict[str, tuple[bool, bool]]] = {}
         self._members: dict[tuple[str, str], set[str]] = {}
         self._selected_by: dict[tuple[str, str], set[str]] = {}
         # PDBs by one (key, value) of their matchLabels, so a pod is only checked against the PDBs
@@ -236,11 +240,14 @@ class DisruptionController(Controller):
         namespace, name = meta.get("namespace") or "", meta.get("name", "")
         before = set(self._selected_by.get((namespace, name), set()))
         pods = self._pod_cache.setdefault(namespace, {})
+        health = self._health.setdefault(namespace, {})
         if event == "DELETED":
             pods.pop(name, None)
+            health.pop(name, None)
             now: set[str] = set()
         else:
             pods[name] = pod
+            health[name] = (bool(meta.get("deletionTimestamp")), is_pod_ready(pod))
             labels = meta.get("labels") or {}
             pdbs = self._pdb_cache.get(namespace, {})
             now = {pdb_name for pdb_name in self._candidates(namespace, labels)
@@ -318,7 +325,7 @@ class DisruptionController(Controller):
             self.recorder.event(pdb, WARNING, UNMANAGED_PODS, message)
         now = self.client.now()
         disrupted, recheck = self._build_disrupted_pods(pods, pdb, now)
-        healthy = _count_healthy(pods, disrupted, now)
+        healthy = _count_healthy(pods, disrupted, now, self._health.get(namespace, {}))
         self._update_status(pdb, healthy, desired, expected, disrupted, now)
         if recheck is not None:
             return Result(requeue_after=max(recheck - now, RECHECK_FLOOR))
@@ -516,16 +523,25 @@ def _parse_time(stamp: Any) -> float:
         return float("-inf")  # an unreadable stamp is long overdue
 
 
-def _count_healthy(pods: list[dict[str, Any]], disrupted: dict[str, str], now: float) -> int:
-    """``countHealthyPods``: not deleting, not recently disrupted, Ready."""
+def _count_healthy(
+    pods: list[dict[str, Any]], disrupted: dict[str, str], now: float,
+    health: dict[str, tuple[bool, bool]] | None = None,
+) -> int:
+    """``countHealthyPods``: not deleting, not recently disrupted, Ready. ``health``: (deleting,
+    Ready) of pods by name, as the controller's cache took them from the same pod objects."""
     healthy = 0
+    health = health or {}
     for pod in pods:
         meta = _meta(pod)
-        if meta.get("deletionTimestamp"):
+        name = meta.get("name", "")
+        known = health.get(name)
+        if known is None:
+            known = (bool(meta.get("deletionTimestamp")), is_pod_ready(pod))
+        if known[0] or not known[1]:
             continue
-        stamp = disrupted.get(meta.get("name", ""))
-        if stamp is not None and _parse_time(stamp) + DELETION_TIMEOUT > now:
-            continue
-        if is_pod_ready(pod):
-            healthy += 1
+        if disrupted:
+            stamp = disrupted.get(name)
+            if stamp is not None and _parse_time(stamp) + DELETION_TIMEOUT > now:
+                continue
+        healthy += 1
     return healthy
