@@ -15,6 +15,7 @@ from collections.abc import Iterator
 
 import pytest
 
+from features import step_lookup
 from features.steps.context import ScenarioContext
 from harness.resources import behaviors
 from harness.targets.chaos import RetryingScene
@@ -92,7 +93,9 @@ def load_behaviors() -> list[dict[str, str]]:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """Register a marker for each behavior id, level and profile a scenario may be tagged with."""
+    """Register a marker for each behavior id, level and profile a scenario may be tagged with; put the
+    faster step lookup in place (features/step_lookup.py: same definitions found, fewer questions to pytest)."""
+    step_lookup.install()
     profiles: set[str] = set()
     for behavior in load_behaviors():
         config.addinivalue_line("markers", f"{behavior['id']}: {behavior.get('statement', '')}")
