@@ -81,6 +81,13 @@ class Store:
 
     # -- writes --------------------------------------------------------------------------------
 
+    def set_resource_version(self, rv: int) -> None:
+        """Move the counter to ``rv``, to commit versions made elsewhere with their resourceVersions
+        (a world replaying the packaged CRDs' writes, harness/world/crd_snapshot.py); never backwards."""
+        if rv < self._rv:
+            raise ValueError(f"resourceVersion {rv} is behind the store's {self._rv}")
+        self._rv = rv
+
     def next_rv(self) -> str:
         self._rv += 1
         return str(self._rv)
