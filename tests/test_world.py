@@ -37,8 +37,8 @@ def test_a_deleted_cluster_leaves_no_controllers_behind() -> None:
 def _without_uids(value: object, uids: dict[str, str]) -> object:
     """``value`` with each uid replaced by the order in which it was first met (uids are random)."""
     if isinstance(value, dict):
-        return {k: (uids.setdefault(v, f"uid-{len(uids)}") if k == "uid" and isinstance(v, str) else _without_uids(v, uids))
-                for k, v in value.items()}
+        return {k: (uids.setdefault(v, f"uid-{len(uids)}") if k == "uid" and isinstance(v, str)
+                    else _without_uids(v, uids)) for k, v in value.items()}
     if isinstance(value, list):
         return [_without_uids(v, uids) for v in value]
     return value
