@@ -6,10 +6,10 @@ whether each one's parser matches the step's text. Asking pytest about visibilit
 (about 7 ms per step, some 15 % of an in-process conformance run), and nearly every name is not a step
 definition matching the step at all. This module asks the cheap question first: among *all* definitions
 registered under a name, wherever they are visible, is there a step definition of the step's type whose
-parser matches its text (answers kept per parser and text, since a parser is a fixed pattern)? Only for
-such names does it ask pytest which definitions the scenario sees, and it keeps exactly the ones the
-library would keep, in the same order. Names and registrations are read afresh for every step, so
-fixtures registered during the run are seen as before.
+parser matches its text (answers kept per parser and text, since a parser is a fixed pattern)? Those
+names are kept per step text while the registries hold as many names as they did. Only for them does it
+ask pytest which definitions the scenario sees, and it keeps exactly the ones the library would keep, in
+the same order.
 
 ``install()`` replaces ``pytest_bdd.scenario.find_fixturedefs_for_step`` (called by name from that
 module) when the installed pytest-bdd and pytest keep their registries as this module expects, and does
@@ -22,6 +22,11 @@ import importlib
 from collections.abc import Iterable, Iterator
 from typing import Any
 
+# (step type, step text, how many names each fixture registry holds) → the fixture names with a step
+# definition that can parse it, wherever visible. Step definitions are registered while modules are
+# collected, before any scenario runs; a name registered later changes the counts, and the names are
+# looked at again.
+_CANDIDATES: dict[tuple[str, str, int, int], tuple[str, ...]] = {}
 # (id of the parser, step text) → whether it matches; the parser itself is kept beside the answer so its
 # id cannot be reused by another object while the entry lives.
 _MATCHES: dict[tuple[int, str], tuple[Any, bool]] = {}
@@ -34,6 +39,12 @@ def _matches(parser: Any, text: str) -> bool:
         known = (parser, bool(parser.is_matching(text)))
         _MATCHES[key] = known
     return known[1]
+
+
+def _can_parse(context: Any, step: Any) -> bool:
+    """Whether ``context`` (a step definition's, or None for another fixture) can parse ``step``."""
+    return context is not None and (context.type is None or context.type == step.type) \
+        and _matches(context.parser, step.name)
 
 
 def _registered(fixturemanager: Any, name: str) -> Iterator[Any]:
@@ -64,16 +75,15 @@ def install() -> bool:
             yield from original(step=step, fixturemanager=fixturemanager, node=node)
             return
         contexts = step_function_context_registry
-        for name in get_fixture_names(fixturemanager=fixturemanager):
-            candidate = False
-            for fixturedef in _registered(fixturemanager, name):
-                context = contexts.get(fixturedef.func)
-                if context is not None and (context.type is None or context.type == step.type) \
-                        and _matches(context.parser, step.name):
-                    candidate = True
-                    break
-            if not candidate:
-                continue  # no definition under this name could parse the step, visible or not
+        key = (step.type, step.name, len(fixturemanager._arg2node2fixturedefs),
+               len(fixturemanager._arg2nodeid2fixturedefs))
+        candidates = _CANDIDATES.get(key)
+        if candidates is None:
+            candidates = _CANDIDATES[key] = tuple(
+                name for name in get_fixture_names(fixturemanager=fixturemanager)
+                if any(_can_parse(contexts.get(fixturedef.func), step)
+                       for fixturedef in _registered(fixturemanager, name)))
+        for name in candidates:
             for fixturedef in getfixturedefs(fixturemanager, name, node) or []:
                 context = contexts.get(fixturedef.func)
                 if context is None:
