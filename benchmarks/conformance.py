@@ -1,10 +1,12 @@
 """Conformance runs, per scenario: in-process, and the lockstep controller target.
 
-In-process: CPU seconds per scenario of ``pytest -p no:xdist`` over feature files (as ``lifecycle-tck
-conformance`` runs them with the reference controllers), the CPU of collecting the same files
-subtracted, against the CPU of building an empty ``World`` and settling it (the baseline: what a
-scenario cannot cost less than). CPU time, not wall time: the machine is shared, and CPU time of the
-child process moves far less with the load than its wall time.
+In-process (the default): CPU seconds per scenario of a whole ``lifecycle-tck conformance`` run in a
+child process (start-up and collection included: what a user pays), against the CPU of building an
+empty ``World`` and settling it in this process (the baseline: what a scenario cannot cost less than);
+the run's wall time against its CPU time; and how long the most blocked scenario waited on something
+other than a CPU (benchmarks/scenario_clock.py). CPU time, not wall time: the machine is shared, and
+CPU time of the child process moves far less with the load than its wall time. Given feature files,
+the same per scenario for ``pytest -p no:xdist`` over them, the CPU of collecting them subtracted.
 
 Lockstep: wall seconds per scenario of ``--target machine-controller --stdio-control`` with the
 reference machine controller as the command under test (a process started for each scenario), against
@@ -13,14 +15,17 @@ the same scenarios in-process. ``python -m benchmarks.conformance [FEATURE_FILE 
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import resource
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
+from benchmarks import scenario_clock
 from benchmarks.timing import report
 from harness.world.world import World
 
@@ -36,12 +41,12 @@ LOCKSTEP_SUBSET = " or ".join([
 RUN_TIMEOUT = 1800
 
 
-def _child(argv: list[str]) -> tuple[float, float, str]:
+def _child(argv: list[str], env: dict[str, str] | None = None) -> tuple[float, float, str]:
     """Run ``argv`` from the checkout; (CPU seconds of the child and its children, wall seconds, output)."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     run = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, timeout=RUN_TIMEOUT,
-                         env={**os.environ, "PYTHONPATH": str(ROOT)})
+                         env={**os.environ, "PYTHONPATH": str(ROOT), **(env or {})})
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
@@ -80,6 +85,34 @@ def in_process(files: list[str]) -> None:
     report("  500 scenarios at this rate (CPU)", 500 * per, "s")
 
 
+def whole_run() -> None:
+    """``lifecycle-tck conformance`` in-process, whole: CPU per scenario against an empty World's build
+    and settle, wall time against CPU time, and the scenarios that waited on something else for over a
+    second (benchmarks/scenario_clock.py)."""
+    baseline = empty_world_cpu()
+    report("build and settle an empty World (CPU)", baseline * 1000, "ms")
+    with tempfile.TemporaryDirectory() as tmp:
+        clock = Path(tmp) / "scenarios.jsonl"
+        cpu, wall, output = _child([sys.executable, "-m", "harness", "conformance"],
+                                   env={"PYTEST_PLUGINS": "benchmarks.scenario_clock", scenario_clock.OUT: str(clock)})
+        records = [json.loads(line) for line in clock.read_text().splitlines()] if clock.exists() else []
+    found = re.search(r"(\d+) passed, (\d+) failed", output)
+    if found is None or int(found.group(2)) or "Verdict: CONFORMANT" not in output:
+        raise RuntimeError(f"the conformance run did not pass:\n{output[-2000:]}")
+    scenarios = int(found.group(1))
+    per = cpu / scenarios
+    report(f"lifecycle-tck conformance, {scenarios} scenarios (CPU per scenario)", per * 1000, "ms",
+           baseline * 1000, "an empty World's build and settle")
+    report("  the whole run (CPU, start-up and collection included)", cpu, "s")
+    report("  the whole run (wall)", wall, "s", cpu, "its CPU time")
+    blocked = sorted(((r["wall"] - r["thread_cpu"] - r["thread_waiting"], r["nodeid"]) for r in records),
+                     reverse=True)
+    if blocked:
+        report("  scenarios blocked on something else for over 1 s", sum(1 for b, _ in blocked if b > 1.0),
+               "scenarios")
+        report(f"  the most blocked: {blocked[0][1].rpartition('::')[2][:40]}", blocked[0][0], "s")
+
+
 def lockstep() -> None:
     """Wall seconds per scenario under ``--target machine-controller --stdio-control``, against in-process."""
     pytest = [sys.executable, "-m", "pytest", "-q", "-p", "no:xdist", "-p", "no:cacheprovider",
@@ -96,9 +129,13 @@ def lockstep() -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Print the figures."""
+    """Print the figures: the whole in-process conformance run (or, given feature files, those alone)
+    and the lockstep target."""
     print("== conformance runs, per scenario ==", flush=True)
-    in_process(argv or FEATURES)
+    if argv:
+        in_process(argv)
+    else:
+        whole_run()
     lockstep()
 
 

@@ -69,6 +69,8 @@ class Registry:
         self._by_plural: dict[tuple[str, str, str], ResourceType] = {}
         self._by_kind: dict[tuple[str, str], ResourceType] = {}
         self.generation = 0  # bumped on every change, so discovery caches can tell
+        # What an in-process client's discovery made of this registry, and at which generation.
+        self.discovery_cache: tuple[int, list[dict[str, Any]]] | None = None
 
     def add(self, rt: ResourceType) -> None:
         self._by_plural[(rt.group, rt.version, rt.plural)] = rt

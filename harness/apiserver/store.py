@@ -49,6 +49,9 @@ class Store:
         self._history_bytes = 0
         self._compacted_rv = 0
         self._watchers: dict[StorageKey, set[Watch]] = {}
+        # The open watches that asked for bookmarks (the world's own controllers do not): a bookmark tick,
+        # once a virtual minute, visits only these.
+        self._bookmarking: set[Watch] = set()
         # spec.nodeName → pod keys, so per-node pod lists don't scan every pod
         self._pods_by_node: dict[str, set[ObjectKey]] = {}
 
@@ -80,6 +83,13 @@ class Store:
         return [k for k, v in self._data.items() if v]
 
     # -- writes --------------------------------------------------------------------------------
+
+    def set_resource_version(self, rv: int) -> None:
+        """Move the counter to ``rv``, to commit versions made elsewhere with their resourceVersions
+        (a world replaying the packaged CRDs' writes, harness/world/crd_snapshot.py); never backwards."""
+        if rv < self._rv:
+            raise ValueError(f"resourceVersion {rv} is behind the store's {self._rv}")
+        self._rv = rv
 
     def next_rv(self) -> str:
         self._rv += 1
@@ -185,16 +195,22 @@ class Store:
                     watch.offer(event_type, obj, old)
             watch.last_rv = str(max(since, int(watch.last_rv or 0)))
         self._watchers.setdefault(skey, set()).add(watch)
-        watch._close_hook = lambda w: self._watchers.get(skey, set()).discard(w)
+        if watch.allow_bookmarks:
+            self._bookmarking.add(watch)
+
+        def closed(w: Watch) -> None:
+            self._watchers.get(skey, set()).discard(w)
+            self._bookmarking.discard(w)
+
+        watch._close_hook = closed
         return watch
 
     def bookmark(self) -> None:
         """Send every watch that asked for bookmarks one at the current resourceVersion (the
         apiserver does so about once a minute)."""
         rv = str(self._rv)
-        for watchers in self._watchers.values():
-            for watch in list(watchers):
-                watch.bookmark(rv)
+        for watch in list(self._bookmarking):
+            watch.bookmark(rv)
 
     def watcher_count(self) -> int:
         return sum(len(v) for v in self._watchers.values())

@@ -246,16 +246,23 @@ class InProcessClient:
         return self._clusters.clock.now()
 
     def discover(self) -> list[dict[str, Any]]:
-        seen: set[tuple[str, str]] = set()
-        out = []
-        for rt in self._server.registry.all():
-            if (rt.group, rt.plural) in seen:
-                continue
-            seen.add((rt.group, rt.plural))
-            out.append({"apiVersion": rt.api_version, "group": rt.group, "kind": rt.kind, "plural": rt.plural,
-                        "namespaced": rt.namespaced, "verbs": list(rt.verbs),
-                        "subresources": list(subresources.names(rt))})
-        return out
+        registry = self._server.registry
+        cached = registry.discovery_cache
+        if cached is None or cached[0] != registry.generation:
+            # Worked out once per change of what the cluster serves (the garbage collector asks at
+            # every CRD event); each caller gets its own copy.
+            seen: set[tuple[str, str]] = set()
+            out = []
+            for rt in registry.all():
+                if (rt.group, rt.plural) in seen:
+                    continue
+                seen.add((rt.group, rt.plural))
+                out.append({"apiVersion": rt.api_version, "group": rt.group, "kind": rt.kind, "plural": rt.plural,
+                            "namespaced": rt.namespaced, "verbs": list(rt.verbs),
+                            "subresources": list(subresources.names(rt))})
+            cached = registry.discovery_cache = (registry.generation, out)
+        return [{**entry, "verbs": list(entry["verbs"]), "subresources": list(entry["subresources"])}
+                for entry in cached[1]]
 
     def for_kubeconfig(self, kubeconfig: str, user: str | None = None) -> InProcessClient:
         cluster = cluster_from_url(server_from_kubeconfig(kubeconfig))

@@ -279,6 +279,8 @@ class _Source:
     # The in-process Watch behind ``stream`` when there is one: the manager looks at it to skip a watch
     # with nothing queued without calling into it (a settle pumps every watch at every step).
     raw: Any = None
+    # Whether ``raw`` tells the manager when it has events (Manager._listen).
+    notifies: bool = False
 
     def __post_init__(self) -> None:
         self.raw = _raw_watch(self.stream)
@@ -300,6 +302,29 @@ class Manager:
         # Told which watch streams are caught up with the server (harness/client/remote.py), so a read
         # cache fed by them may answer (harness/client/cache.py).
         self.caught_up_hooks: list[Callable[[list[WatchStream]], None]] = []
+        # Whether a watch may have something to give since the last pump: every in-process watch tells the
+        # manager when an event arrives or it closes, so a step after which nothing was written (a timer,
+        # a reconcile that only read) skips looking at the world's ~200 watches. Streams that cannot tell
+        # (over HTTP) are looked at every time; a watch waiting to be re-established after a failed list
+        # is looked at again when its retry falls due (the timer marks the manager).
+        self._dirty = True
+        self._silent = 0  # sources whose stream cannot tell
+
+    def _mark(self) -> None:
+        self._dirty = True
+
+    def _listen(self, source: _Source) -> None:
+        """Have ``source``'s in-process watch tell the manager when it has something (if nothing else listens)."""
+        raw = source.raw
+        if raw is not None and raw.on_event is None:
+            raw.on_event = self._mark
+            source.notifies = True
+        else:
+            source.notifies = False
+
+    def _count_silent(self) -> None:
+        self._silent = sum(1 for source in self._sources if not source.notifies)
+        self._dirty = True
 
     def add(self, controller: Controller) -> Controller:
         controller.manager = self
@@ -312,6 +337,7 @@ class Manager:
         for source in [s for s in self._sources if s.controller is controller]:
             source.stream.stop()
         self._sources = [s for s in self._sources if s.controller is not controller]
+        self._count_silent()
         controller.enabled = False
         controller.drop_timers()
         if controller in self.controllers:
@@ -335,7 +361,10 @@ class Manager:
     ) -> None:
         """Route ``stream``'s events through ``mapper`` to ``controller``; with ``reopen`` and ``relist``
         the watch is re-established (list, then watch from there) when the server ends it."""
-        self._sources.append(_Source(controller, stream, mapper, key, reopen, relist))
+        source = _Source(controller, stream, mapper, key, reopen, relist)
+        self._listen(source)
+        self._sources.append(source)
+        self._count_silent()
 
     def sources(self) -> list[WatchStream]:
         """Every watch stream the controllers read."""
@@ -375,6 +404,7 @@ class Manager:
             else:
                 keep.append(source)
         self._sources = keep
+        self._count_silent()
 
     def retry_due(self) -> float | None:
         """When the earliest retry of a request the apiserver failed falls due: a reconcile that raised
@@ -389,6 +419,9 @@ class Manager:
     def _pump(self) -> bool:
         """Move queued watch events into controller queues, re-establishing watches the server
         ended; True if any arrived."""
+        if not self._dirty and not self._silent:
+            return False  # no watch was given an event or closed since the last look
+        self._dirty = False  # an event arriving from here on sets it again
         moved = False
         for source in list(self._sources):
             raw = source.raw
@@ -431,11 +464,13 @@ class Manager:
             delay = min(RELIST_BACKOFF_BASE * (2**source.relist_failures), RELIST_BACKOFF_MAX)
             source.relist_failures += 1
             source.relist_at = now + delay
-            self.scheduler.call_at(source.relist_at, lambda: None)  # wakes the manager to try again
+            self.scheduler.call_at(source.relist_at, self._mark)  # wakes the manager to try again
             log.debug("%s: re-establishing the watch %s failed: %s", source.controller.name, source.key, err)
             return False
         source.stream = stream
         source.raw = _raw_watch(stream)
+        self._listen(source)
+        self._count_silent()
         source.relist_failures = 0
         source.relist_at = 0.0
         kind = source.key[2]

@@ -104,6 +104,9 @@ class GarbageCollector(Controller):
         # Bound once, so that re-declaring a watch finds the same key (watches are idempotent).
         self._graph_mapper = self._observe
         self._crd_mapper = self._crd_changed
+        # What the last sync saw (the kinds served, the watches held): a CRD event that changed neither
+        # (a status update, a CRD of a kind already followed) has nothing to add.
+        self._synced: tuple[tuple[tuple[str, str, bool, tuple[str, ...]], ...], int] | None = None
 
     # -- watches -------------------------------------------------------------------------------------
 
@@ -113,13 +116,19 @@ class GarbageCollector(Controller):
 
     def _sync_kinds(self) -> None:
         """Watch every kind the cluster serves now (new kinds appear with CRDs)."""
-        for resource in self.client.discover():
+        served = self.client.discover()
+        seen = tuple((r["apiVersion"], r["kind"], bool(r["namespaced"]), tuple(r.get("verbs") or ()))
+                     for r in served)
+        if self._synced == (seen, len(self._watch_keys)):
+            return
+        for resource in served:
             key = (resource["apiVersion"], resource["kind"])
             self._namespaced[key] = bool(resource["namespaced"])
             verbs = resource.get("verbs") or ()
             if key in IGNORED_KINDS or not {"list", "watch", "delete"} <= set(verbs):
                 continue
             self.watch(self.client, key[0], key[1], self._graph_mapper)
+        self._synced = (seen, len(self._watch_keys))
 
     def _crd_changed(self, _event: str, _obj: dict[str, Any]) -> Iterable[Request]:
         self._sync_kinds()

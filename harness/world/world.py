@@ -21,7 +21,8 @@ from harness.client import Controller, InProcessClient, Manager, Request
 from harness.clock import EPOCH, Scheduler, VirtualClock
 from harness.kube.names.core import SYSTEM_USER
 from harness.resources import ResourceError, crd_dir
-from harness.world.fixtures import FixtureError, apply_documents, read_documents
+from harness.world import crd_snapshot
+from harness.world.fixtures import FixtureError, apply_documents
 from harness.world.workload_clusters import WorkloadClusterProvisioner
 
 # The names of the reference controllers a world can run (the composition root knows them; the targets
@@ -103,14 +104,20 @@ class World:
         self.scheduler.call_later(BOOKMARK_INTERVAL, self._bookmarks)
         self._provisioner: WorkloadClusterProvisioner | None = None
         if crds:
-            # The kinds the world serves beyond Kubernetes (Cluster API's Cluster, ...).
+            # The kinds the world serves beyond Kubernetes (Cluster API's Cluster, ...): their CRDs' writes
+            # are made once per process and replayed here (harness/world/crd_snapshot.py), unless this
+            # management cluster is not as fresh as the snapshot's was.
             try:
-                documents = read_documents([crd_dir()])
+                documents = crd_snapshot.documents(crd_dir())
             except FixtureError as err:  # a packaged CRD that cannot be parsed: the kit is damaged
                 first = str(err).splitlines()[0]
                 raise ResourceError(f"packaged resource fixtures/crds is corrupt ({first}); reinstall lifecycle-tck") \
                     from None
-            apply_documents(self.client(MANAGEMENT, "system:admin"), documents)
+            snapshot = crd_snapshot.snapshot_for(documents, start)
+            if snapshot.fits(self.management, self.audit):
+                snapshot.replay(self.management)
+            else:
+                apply_documents(self.client(MANAGEMENT, "system:admin"), documents.fresh())
             self._provisioner = WorkloadClusterProvisioner(
                 self.client(MANAGEMENT, SYSTEM_USER.format("workload-clusters")),
                 ensure=self.add_cluster, remove=self.remove_cluster,

@@ -40,9 +40,20 @@ SUBRESOURCES: tuple[Subresource, ...] = (
 )
 
 
+# id(rt) → (rt, its subresources): what a resource has follows from its (frozen) fields alone, and every
+# request asks. The resource is kept beside the answer, so an id is not reused while its entry lives.
+_OF: dict[int, tuple[ResourceType, tuple[Subresource, ...]]] = {}
+_OF_MAX = 4096  # resource types come and go with CRDs; past this many, start again
+
+
 def of(rt: ResourceType) -> list[Subresource]:
     """The subresources ``rt`` has, in discovery order."""
-    return [sub for sub in SUBRESOURCES if sub.serves(rt)]
+    known = _OF.get(id(rt))
+    if known is None or known[0] is not rt:
+        if len(_OF) >= _OF_MAX:
+            _OF.clear()
+        known = _OF[id(rt)] = (rt, tuple(sub for sub in SUBRESOURCES if sub.serves(rt)))
+    return list(known[1])
 
 
 def names(rt: ResourceType) -> tuple[str, ...]:
@@ -52,7 +63,7 @@ def names(rt: ResourceType) -> tuple[str, ...]:
 
 def lookup(rt: ResourceType, name: str) -> Subresource | None:
     """The subresource ``name`` of ``rt``, or None when ``rt`` has none by that name."""
-    for sub in SUBRESOURCES:
-        if sub.name == name and sub.serves(rt):
+    for sub in of(rt):
+        if sub.name == name:
             return sub
     return None
