@@ -131,3 +131,46 @@ def obj_ref(obj: dict[str, Any]) -> tuple[str, str, str, str | None]:
     """``(apiVersion, kind, name, namespace)`` of an object."""
     meta = obj.get("metadata") or {}
     return obj["apiVersion"], obj["kind"], meta.get("name", ""), meta.get("namespace")
+
+
+# The bodies of the requests both clients send: one place, so the wire shape cannot drift between transports.
+
+def delete_options_body(
+    *,
+    propagation_policy: str | None = None,
+    grace_period_seconds: int | None = None,
+    preconditions: dict[str, str] | None = None,
+    dry_run: bool = False,
+) -> dict[str, Any]:
+    """The ``DeleteOptions`` fields a ``delete`` call sets (only those given; no ``kind``/``apiVersion``)."""
+    options: dict[str, Any] = {}
+    if propagation_policy is not None:
+        options["propagationPolicy"] = propagation_policy
+    if grace_period_seconds is not None:
+        options["gracePeriodSeconds"] = grace_period_seconds
+    if preconditions:
+        options["preconditions"] = dict(preconditions)
+    if dry_run:
+        options["dryRun"] = ["All"]
+    return options
+
+
+def eviction_body(name: str, namespace: str, delete_options: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The ``policy/v1`` ``Eviction`` posted to a pod's ``eviction`` subresource."""
+    body: dict[str, Any] = {"apiVersion": "policy/v1", "kind": "Eviction",
+                            "metadata": {"name": name, "namespace": namespace}}
+    if delete_options is not None:
+        body["deleteOptions"] = delete_options
+    return body
+
+
+def binding_body(name: str, namespace: str, node_name: str) -> dict[str, Any]:
+    """The ``v1`` ``Binding`` posted to a pod's ``binding`` subresource."""
+    return {"apiVersion": "v1", "kind": "Binding", "metadata": {"name": name, "namespace": namespace},
+            "target": {"apiVersion": "v1", "kind": "Node", "name": node_name}}
+
+
+def finalize_body(name: str, finalizers: list[str]) -> dict[str, Any]:
+    """The ``Namespace`` put to a namespace's ``finalize`` subresource."""
+    return {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name},
+            "spec": {"finalizers": list(finalizers)}}
