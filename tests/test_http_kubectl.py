@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from kubectl_support import example_crd
 from test_http_fixtures import KUBECTL_TIMEOUT, Served, eventually, serving
 
 from harness.world.world import World
@@ -31,30 +32,8 @@ spec:
       - name: nginx
         image: nginx:1.27
 """
-CRD = """\
-apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata:
-  name: widgets.example.com
-spec:
-  group: example.com
-  names: {kind: Widget, plural: widgets, singular: widget, shortNames: [wd], listKind: WidgetList}
-  scope: Namespaced
-  versions:
-  - name: v1
-    served: true
-    storage: true
-    additionalPrinterColumns:
-    - {name: Size, type: integer, jsonPath: .spec.size}
-    schema:
-      openAPIV3Schema:
-        type: object
-        properties:
-          spec:
-            type: object
-            properties:
-              size: {type: integer}
-"""
+CRD = example_crd("Widget", {"size": {"type": "integer"}}, short_names=["wd"],
+                  printer_columns=[{"name": "Size", "type": "integer", "jsonPath": ".spec.size"}])
 WIDGET = """\
 apiVersion: example.com/v1
 kind: Widget

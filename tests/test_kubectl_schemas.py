@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from kubectl_support import example_crd
 from test_http_fixtures import Served, serving
 
 # What `kubectl api-resources` lists on a kind 1.32 cluster (digest §1), minus the resources only a
@@ -93,28 +94,8 @@ def test_auth_can_i_and_whoami_are_answered(served: Served) -> None:
     assert served.kubectl("get", "selfsubjectaccessreviews", check=False).returncode != 0
 
 
-WIDGET_CRD = """\
-apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata: {name: widgets.example.com}
-spec:
-  group: example.com
-  names: {kind: Widget, plural: widgets, singular: widget, listKind: WidgetList}
-  scope: Namespaced
-  versions:
-  - name: v1
-    served: true
-    storage: true
-    schema:
-      openAPIV3Schema:
-        type: object
-        properties:
-          spec:
-            type: object
-            description: What the widget should be.
-            properties:
-              size: {type: integer, description: How big.}
-"""
+WIDGET_CRD = example_crd("Widget", {"size": {"type": "integer", "description": "How big."}},
+                         spec_description="What the widget should be.")
 
 
 def test_explain_reads_a_custom_resource_schema_and_apply_prunes_by_it(served: Served) -> None:
