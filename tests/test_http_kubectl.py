@@ -9,10 +9,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from kubectl_support import example_crd
 from test_http_fixtures import KUBECTL_TIMEOUT, Served, eventually, serving
 
 from harness.world.world import World
+from tests.manifests import example_crd
 
 DEPLOYMENT = """\
 apiVersion: apps/v1

@@ -11,17 +11,9 @@ from kubernetes.client.exceptions import ApiException
 from test_http_fixtures import Served, serving
 
 from harness.world.world import World
+from tests.manifests import crd
 
-CRD = {
-    "apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
-    "metadata": {"name": "widgets.example.com"},
-    "spec": {
-        "group": "example.com", "scope": "Namespaced",
-        "names": {"kind": "Widget", "plural": "widgets", "singular": "widget", "listKind": "WidgetList"},
-        "versions": [{"name": "v1", "served": True, "storage": True,
-                      "schema": {"openAPIV3Schema": {"type": "object", "x-kubernetes-preserve-unknown-fields": True}}}],
-    },
-}
+CRD = crd("Widget")
 
 
 def _compact_history(world: World) -> None:

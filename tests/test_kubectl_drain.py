@@ -13,12 +13,12 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from kubectl_support import manifests, node, workload
 from test_http_fixtures import ServeProcess, eventually, serve_process
 
 from harness.apiserver.subresources.eviction import LOOPBACK_USER
 from harness.kube.names.core import DISRUPTION_TARGET
 from harness.kube.names.policy import PDB_RESOURCE, PDB_VIOLATION_MESSAGE
+from tests.manifests import manifests, node, workload
 
 DRAIN_TIMEOUT = 90
 DRAINER = "drainer"  # kubectl --as: the audit trail tells the drain's writes from the test's own

@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 import yaml
-from kubectl_support import example_crd
 from test_http_fixtures import Served, serving
+
+from tests.manifests import example_crd
 
 POD = """\
 apiVersion: v1

@@ -7,8 +7,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from kubectl_support import manifests, node, workload
 from test_http_fixtures import ServeProcess, eventually, serve_process
+
+from tests.manifests import manifests, node, workload
 
 ROLLOUT_TIMEOUT = "60s"
 

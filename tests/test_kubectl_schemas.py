@@ -8,8 +8,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from kubectl_support import example_crd
 from test_http_fixtures import Served, serving
+
+from tests.manifests import example_crd
 
 # What `kubectl api-resources` lists on a kind 1.32 cluster (digest §1), minus the resources only a
 # real node or the token authenticator answers (componentstatuses, tokenreviews).

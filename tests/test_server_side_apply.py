@@ -10,8 +10,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from kubectl_support import example_crd, manifests, workload
 from test_http_fixtures import Served, serving
+
+from tests.manifests import example_crd, manifests, workload
 
 APPLY = "application/apply-patch+yaml"
 CONFIG_MAP = """\

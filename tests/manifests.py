@@ -1,5 +1,5 @@
-"""Manifests the kubectl tests apply: a test's own custom resource definition and pod-template workloads,
-built once here so each test states only what is particular to it (its schema, replicas, image)."""
+"""Objects the HTTP and kubectl tests create: a test's own custom resource definitions and pod-template
+workloads, built once here so each test states only what is particular to it (its schema, replicas, image)."""
 
 from __future__ import annotations
 
@@ -10,33 +10,49 @@ import yaml
 EXAMPLE_GROUP = "example.com"
 
 
-def example_crd(
+PRESERVE_UNKNOWN_FIELDS: dict[str, Any] = {"type": "object", "x-kubernetes-preserve-unknown-fields": True}
+
+
+def crd(
     kind: str,
-    spec_properties: dict[str, Any],
     *,
+    group: str = EXAMPLE_GROUP,
+    spec_properties: dict[str, Any] | None = None,
     spec_description: str | None = None,
+    schema: dict[str, Any] | None = None,
     short_names: list[str] | None = None,
     printer_columns: list[dict[str, Any]] | None = None,
-) -> str:
-    """A namespaced ``example.com/v1`` CRD for ``kind`` (plural: lower-case kind + ``s``) whose ``spec``
-    has the given structural schema properties, as YAML for ``kubectl apply``."""
+    status_subresource: bool = False,
+) -> dict[str, Any]:
+    """A namespaced CRD serving ``<group>/v1`` ``kind`` (plural: lower-case kind + ``s``). Its schema is
+    ``schema`` when given, else an object whose ``spec`` has ``spec_properties``, else one that keeps every
+    field (``x-kubernetes-preserve-unknown-fields``)."""
     singular = kind.lower()
     names: dict[str, Any] = {"kind": kind, "plural": f"{singular}s", "singular": singular, "listKind": f"{kind}List"}
     if short_names:
         names["shortNames"] = list(short_names)
-    spec_schema: dict[str, Any] = {"type": "object"}
-    if spec_description is not None:
-        spec_schema["description"] = spec_description
-    spec_schema["properties"] = spec_properties
+    if schema is None and spec_properties is not None:
+        spec_schema: dict[str, Any] = {"type": "object"}
+        if spec_description is not None:
+            spec_schema["description"] = spec_description
+        spec_schema["properties"] = spec_properties
+        schema = {"type": "object", "properties": {"spec": spec_schema}}
     version: dict[str, Any] = {"name": "v1", "served": True, "storage": True}
+    if status_subresource:
+        version["subresources"] = {"status": {}}
     if printer_columns:
         version["additionalPrinterColumns"] = list(printer_columns)
-    version["schema"] = {"openAPIV3Schema": {"type": "object", "properties": {"spec": spec_schema}}}
-    return manifests({
+    version["schema"] = {"openAPIV3Schema": schema if schema is not None else dict(PRESERVE_UNKNOWN_FIELDS)}
+    return {
         "apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
-        "metadata": {"name": f"{singular}s.{EXAMPLE_GROUP}"},
-        "spec": {"group": EXAMPLE_GROUP, "names": names, "scope": "Namespaced", "versions": [version]},
-    })
+        "metadata": {"name": f"{singular}s.{group}"},
+        "spec": {"group": group, "names": names, "scope": "Namespaced", "versions": [version]},
+    }
+
+
+def example_crd(kind: str, spec_properties: dict[str, Any], **options: Any) -> str:
+    """:func:`crd` in ``example.com`` with the given ``spec`` properties, as YAML for ``kubectl apply``."""
+    return manifests(crd(kind, spec_properties=spec_properties, **options))
 
 
 def node(name: str) -> dict[str, Any]:
