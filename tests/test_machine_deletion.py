@@ -26,6 +26,7 @@ from harness.kube.names.capi import (
     PRE_TERMINATE_DELETE_HOOK_PREFIX,
 )
 from harness.kube.names.core import DEFAULT_NAMESPACE
+from harness.world.providers.objects import fake_cluster, fake_machine
 from harness.world.world import World
 
 CLUSTER = "c1"
@@ -40,27 +41,8 @@ class CapiWorld:
     def __init__(self, world: World | None = None, *, control_plane: bool = True) -> None:
         self.world = world or World()
         self.client = self.world.client()
-        self.client.create(
-            {
-                "apiVersion": INFRASTRUCTURE_API_VERSION,
-                "kind": "FakeCluster",
-                "metadata": {"name": CLUSTER, "namespace": DEFAULT_NAMESPACE},
-            }
-        )
-        self.client.create(
-            {
-                "apiVersion": CLUSTER_API_VERSION,
-                "kind": "Cluster",
-                "metadata": {"name": CLUSTER, "namespace": DEFAULT_NAMESPACE},
-                "spec": {
-                    "infrastructureRef": {
-                        "apiVersion": INFRASTRUCTURE_API_VERSION,
-                        "kind": "FakeCluster",
-                        "name": CLUSTER,
-                    }
-                },
-            }
-        )
+        for obj in fake_cluster(CLUSTER):
+            self.client.create(obj)
         self.world.settle()
         self.remote = self.world.client(WORKLOAD)
         if control_plane:
@@ -79,38 +61,10 @@ class CapiWorld:
         owner: dict[str, Any] | None = None,
     ) -> dict[str, Any]:
         """A Machine with its FakeBootstrapConfig and FakeMachine (same name), provisioned at once."""
-        self.client.create(
-            {
-                "apiVersion": BOOTSTRAP_API_VERSION,
-                "kind": "FakeBootstrapConfig",
-                "metadata": {"name": name, "namespace": DEFAULT_NAMESPACE, "annotations": bootstrap_annotations or {}},
-            }
-        )
-        self.client.create(
-            {
-                "apiVersion": INFRASTRUCTURE_API_VERSION,
-                "kind": "FakeMachine",
-                "metadata": {"name": name, "namespace": DEFAULT_NAMESPACE, "annotations": infra_annotations or {}},
-            }
-        )
-        machine_labels = dict(labels or {})
-        if control_plane:
-            machine_labels["cluster.x-k8s.io/control-plane"] = ""
-        metadata: dict[str, Any] = {"name": name, "namespace": DEFAULT_NAMESPACE, "labels": machine_labels,
-                                    "annotations": annotations or {}}
-        if owner is not None:
-            metadata["ownerReferences"] = [owner]
-        machine_spec = {
-            "clusterName": CLUSTER,
-            "bootstrap": {
-                "configRef": {"apiVersion": BOOTSTRAP_API_VERSION, "kind": "FakeBootstrapConfig", "name": name}
-            },
-            "infrastructureRef": {"apiVersion": INFRASTRUCTURE_API_VERSION, "kind": "FakeMachine", "name": name},
-        }
-        machine_spec.update(spec or {})
-        self.client.create(
-            {"apiVersion": CLUSTER_API_VERSION, "kind": "Machine", "metadata": metadata, "spec": machine_spec}
-        )
+        for obj in fake_machine(name, CLUSTER, control_plane=control_plane, labels=labels, annotations=annotations,
+                                owner=owner, spec=spec, bootstrap_annotations=bootstrap_annotations or {},
+                                infra_annotations=infra_annotations or {}):
+            self.client.create(obj)
         self.world.settle()
         return self.get(name)
 

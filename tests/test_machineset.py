@@ -15,6 +15,7 @@ from harness.client import MERGE, find_in
 from harness.kube.errors import StatusError
 from harness.kube.names.capi import BOOTSTRAP_API_VERSION, CLUSTER_API_VERSION, INFRASTRUCTURE_API_VERSION
 from harness.kube.names.core import DEFAULT_NAMESPACE
+from harness.world.providers.objects import fake_templates, machine_template_spec
 from harness.world.world import SYSTEM_USER, World
 
 
@@ -29,16 +30,8 @@ def _world_with_machine_set(replicas: int, **spec: Any) -> World:
             "spec": {},
         }
     )
-    client.create(
-        {
-            "apiVersion": INFRASTRUCTURE_API_VERSION,
-            "kind": "FakeMachineTemplate",
-            "metadata": {"name": "t", "namespace": DEFAULT_NAMESPACE},
-            "spec": {"template": {"metadata": {"labels": {"tier": "worker"}}, "spec": {}}},
-        }
-    )
-    client.create({"apiVersion": BOOTSTRAP_API_VERSION, "kind": "FakeBootstrapConfigTemplate",
-                   "metadata": {"name": "b", "namespace": DEFAULT_NAMESPACE}, "spec": {"template": {"spec": {}}}})
+    for obj in fake_templates("t", "b", infra_template={"metadata": {"labels": {"tier": "worker"}}, "spec": {}}):
+        client.create(obj)
     world.advance(5)
     client.create(
         {
@@ -52,22 +45,7 @@ def _world_with_machine_set(replicas: int, **spec: Any) -> World:
                 **spec,
                 "template": {
                     "metadata": {"annotations": {"note": "x"}},
-                    "spec": {
-                        "clusterName": "c1",
-                        "version": "v1.32.0",
-                        "bootstrap": {
-                            "configRef": {
-                                "apiVersion": BOOTSTRAP_API_VERSION,
-                                "kind": "FakeBootstrapConfigTemplate",
-                                "name": "b",
-                            }
-                        },
-                        "infrastructureRef": {
-                            "apiVersion": INFRASTRUCTURE_API_VERSION,
-                            "kind": "FakeMachineTemplate",
-                            "name": "t",
-                        },
-                    },
+                    "spec": machine_template_spec("c1", "v1.32.0", "t", "b"),
                 },
             },
         }
