@@ -127,6 +127,19 @@ def find_in(
         raise
 
 
+def update_status_unless_gone(client: Client, obj: dict[str, Any], status: dict[str, Any]) -> dict[str, Any] | None:
+    """Write ``status`` through the object's status subresource; None when the object is gone (404: a
+    controller acting on a cached copy lost the race with a deletion), any other error raised."""
+    updated = dict(obj)
+    updated["status"] = status
+    try:
+        return client.update_status(updated)
+    except ApiError as err:
+        if err.code == 404:
+            return None
+        raise
+
+
 def obj_ref(obj: dict[str, Any]) -> tuple[str, str, str, str | None]:
     """``(apiVersion, kind, name, namespace)`` of an object."""
     meta = obj.get("metadata") or {}
