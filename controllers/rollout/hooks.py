@@ -62,18 +62,7 @@ from controllers.rollout.api import (
 )
 from controllers.rollout.pods import POD, V1
 from controllers.rollout.points import Group, groups, resolve
-from harness.client import (
-    MERGE,
-    NORMAL,
-    WARNING,
-    ApiError,
-    Client,
-    Controller,
-    EventRecorder,
-    Request,
-    Result,
-    find_in,
-)
+from harness.client import MERGE, NORMAL, WARNING, ApiError, Client, Controller, EventRecorder, Request, Result, find_in
 from harness.kube.names.batch import BATCH_V1, JOB, JOB_COMPLETE, JOB_FAILED
 from harness.kube.names.core import CONDITION_FALSE, CONDITION_TRUE
 from harness.kube.names.events import FAILED_CREATE
