@@ -26,13 +26,13 @@ from typing import Any
 
 from controllers.machine import drain_rules
 from controllers.machine.api import DEFAULT_NODE_DELETION_TIMEOUT, MACHINE_POOL_NAME_LABEL, meta
-from controllers.machine.errors import go_quote
+from controllers.machine.errors import webhook_denied
 from harness.apiserver import crd
 from harness.apiserver.resources import ResourceType
 from harness.kube import errors as api_errors
-from harness.kube.errors import FieldError, StatusError
+from harness.kube.errors import FieldError
 from harness.kube.names.capi import CLUSTER_API_GROUP, CLUSTER_NAME_LABEL, MACHINE_DRAIN_RULE_KIND, MACHINE_KIND
-from harness.kube.names.meta import ADMISSION_DENIED_MESSAGE, CREATE, UPDATE
+from harness.kube.names.meta import CREATE, UPDATE
 from harness.kube.validation import FIELD_IMMUTABLE_MSG
 
 # Webhook names (config/webhook/manifests.yaml) and how kube-apiserver words a denial.
@@ -57,14 +57,6 @@ CEL_ARRAY_TYPE = "array"
 RULE_LIST_MIN_ITEMS = 1
 RULE_LIST_MAX_ITEMS = 32
 RULE_ENTRY_MIN_PROPERTIES = 1
-
-
-def _denied(webhook: str, rt: ResourceType, obj: dict[str, Any], errs: list[FieldError]) -> StatusError:
-    """The webhook's ``apierrors.NewInvalid`` as kube-apiserver relays it (``ToStatusErr``): 422 ``Invalid``
-    with the causes, the message prefixed with ``admission webhook "<name>" denied the request: ``."""
-    err = api_errors.invalid_object(rt.kind, rt.group, str(meta(obj).get("name", "")), errs)
-    err.status["message"] = ADMISSION_DENIED_MESSAGE.format(name=go_quote(webhook), message=err.status["message"])
-    return StatusError(err.status)
 
 
 # -- Machine ---------------------------------------------------------------------------------------
@@ -141,7 +133,7 @@ def admit_machine(
     default_machine(new)
     errs = validate_machine(new, old if operation == UPDATE else None)
     if errs:
-        raise _denied(MACHINE_VALIDATION_WEBHOOK, rt, new, errs)
+        raise webhook_denied(MACHINE_VALIDATION_WEBHOOK, rt.kind, rt.group, new, errs)
     return []
 
 
@@ -197,7 +189,7 @@ def admit_machine_drain_rule(
         return schema_errs
     errs = validate_machine_drain_rule(new)
     if errs:
-        raise _denied(MACHINE_DRAIN_RULE_VALIDATION_WEBHOOK, rt, new, errs)
+        raise webhook_denied(MACHINE_DRAIN_RULE_VALIDATION_WEBHOOK, rt.kind, rt.group, new, errs)
     return []
 
 

@@ -22,7 +22,7 @@ import re
 from typing import Any
 
 from controllers.machine.api import meta
-from controllers.machine.errors import go_quote
+from controllers.machine.errors import go_quote, webhook_denied
 from controllers.machine.webhooks import INVALID_VERSION, KUBE_SEMVER
 from controllers.machineset.api import (
     DELETE_POLICY_RANDOM,
@@ -35,7 +35,7 @@ from controllers.machineset.api import (
 from harness.apiserver import crd
 from harness.apiserver.resources import ResourceType
 from harness.kube import errors as api_errors
-from harness.kube.errors import FieldError, StatusError
+from harness.kube.errors import FieldError
 from harness.kube.names.capi import (
     CLUSTER_API_GROUP,
     CLUSTER_NAME_LABEL,
@@ -44,7 +44,7 @@ from harness.kube.names.capi import (
     MACHINE_SET_KIND,
     MACHINE_SET_NAME_LABEL,
 )
-from harness.kube.names.meta import ADMISSION_DENIED_MESSAGE, CREATE, UPDATE
+from harness.kube.names.meta import CREATE, UPDATE
 from harness.kube.validation import FIELD_IMMUTABLE_MSG
 
 MACHINE_SET_VALIDATION_WEBHOOK = "validation.machineset.cluster.x-k8s.io"
@@ -218,11 +218,7 @@ def _admitter(webhook: str, default: Any, validate: Any) -> Any:
         default(new)
         errs = validate(new, old if operation == UPDATE else None)
         if errs:
-            err = api_errors.invalid_object(rt.kind, rt.group, str(meta(new).get("name", "")), errs)
-            err.status["message"] = ADMISSION_DENIED_MESSAGE.format(
-                name=go_quote(webhook), message=err.status["message"]
-            )
-            raise StatusError(err.status)
+            raise webhook_denied(webhook, rt.kind, rt.group, new, errs)
         return []
 
     return admit

@@ -18,13 +18,13 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from controllers.machine.errors import go_quote
+from controllers.machine.errors import go_quote, webhook_denied
 from controllers.runtime.api import API_GROUP, DEFAULT_SERVICE_PORT, EXTENSION_CONFIG_KIND
 from harness.apiserver import crd
 from harness.apiserver.resources import ResourceType
 from harness.kube import errors as api_errors
-from harness.kube.errors import FieldError, StatusError
-from harness.kube.names.meta import ADMISSION_DENIED_MESSAGE, CREATE, UPDATE
+from harness.kube.errors import FieldError
+from harness.kube.names.meta import CREATE, UPDATE
 from harness.kube.selectors import label_selector_from_dict
 from harness.kube.validation import is_dns1035_label, is_dns1123_label
 
@@ -157,11 +157,7 @@ def admit_extension_config(
     default_extension_config(new)
     errs = validate_extension_config(new)
     if errs:
-        err = api_errors.invalid_object(rt.kind, rt.group, str((new.get("metadata") or {}).get("name", "")), errs)
-        err.status["message"] = ADMISSION_DENIED_MESSAGE.format(
-            name=go_quote(VALIDATION_WEBHOOK), message=err.status["message"]
-        )
-        raise StatusError(err.status)
+        raise webhook_denied(VALIDATION_WEBHOOK, rt.kind, rt.group, new, errs)
     return []
 
 
