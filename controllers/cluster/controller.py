@@ -34,9 +34,8 @@ from controllers.cluster.phases import (
 from controllers.cluster.status import update_status
 from controllers.machine import conditions as cond
 from controllers.machine.api import is_control_plane_machine, is_deleting, meta
-from controllers.machine.errors import ReconcileError, aggregate
+from controllers.machine.errors import ReconcileError, aggregate, run_phases
 from harness.client import (
-    ApiError,
     Client,
     Controller,
     EventRecorder,
@@ -117,19 +116,7 @@ class ClusterController(Controller):
             phases = []  # waiting for the topology controller to create and reference the objects
         else:
             phases.append(lambda: reconcile_control_plane_initialized(s))
-        requeue: float | None = None
-        errors: list[str] = []
-        for phase in phases:
-            try:
-                after = phase()
-            except ReconcileError as err:
-                errors.append(str(err))
-                continue
-            except ApiError as err:
-                errors.append(err.message)
-                continue
-            if after and not errors:
-                requeue = after if requeue is None else min(requeue, after)
+        errors, requeue = run_phases(phases)
         update_status(s, failed=bool(errors))
         write(self.client, original, s.cluster)
         if errors:

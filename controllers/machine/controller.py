@@ -21,7 +21,7 @@ from controllers.machine import conditions as cond
 from controllers.machine.api import PAUSED_ANNOTATION, annotations, is_control_plane_machine, is_deleting, key, meta
 from controllers.machine.cluster_cache import ClusterCache
 from controllers.machine.deletion import reconcile_delete
-from controllers.machine.errors import ReconcileError, aggregate, go_quote
+from controllers.machine.errors import ReconcileError, aggregate, go_quote, run_phases
 from controllers.machine.phases import (
     reconcile_bootstrap,
     reconcile_infrastructure,
@@ -247,20 +247,8 @@ class MachineController(Controller):
         ]
         if is_deleting(machine):
             phases.append(lambda: reconcile_delete(s))
-        requeue: float | None = None
-        errors: list[str] = []
         # Every phase runs even after an earlier one failed (doReconcile); errors are aggregated.
-        for phase in phases:
-            try:
-                after = phase()
-            except (ReconcileError, ConnectionError) as err:
-                errors.append(str(err))
-                continue
-            except ApiError as err:
-                errors.append(err.message)
-                continue
-            if after and not errors:
-                requeue = after if requeue is None else min(requeue, after)
+        errors, requeue = run_phases(phases, also=(ConnectionError,))
         self._finish_status(s, failed=bool(errors))
         self._write(s)
         if errors:

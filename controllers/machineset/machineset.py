@@ -33,7 +33,7 @@ from controllers.cluster.patch import copy_json, write
 from controllers.machine import conditions as cond
 from controllers.machine.api import has_owner, is_deleting, labels, meta
 from controllers.machine.cluster_cache import ClusterCache
-from controllers.machine.errors import ReconcileError, aggregate, go_quote
+from controllers.machine.errors import ReconcileError, aggregate, go_quote, run_phases
 from controllers.machineset import delete_policy
 from controllers.machineset.api import (
     BOOTSTRAP_TEMPLATE_CLONING_FAILED_REASON,
@@ -218,24 +218,12 @@ class MachineSetController(Controller):
             write(self.client, ms, s.machine_set)
             return None
 
-        errors: list[str] = []
-        requeue: float | None = None
         phases = [self._owner_and_labels, self._get_and_adopt_machines]
         if is_deleting(ms):
             phases.append(self._reconcile_delete)
         else:
             phases += [self._sync_machines, self._sync_replicas]
-        for phase in phases:
-            try:
-                after = phase(s)
-            except ReconcileError as err:
-                errors.append(str(err))
-                continue
-            except ApiError as err:
-                errors.append(err.message)
-                continue
-            if after and not errors:
-                requeue = after if requeue is None else min(requeue, after)
+        errors, requeue = run_phases([lambda phase=phase: phase(s) for phase in phases])
         try:
             self._reconcile_status(s)
         except ReconcileError as err:
