@@ -62,14 +62,9 @@ RULE_ENTRY_MIN_PROPERTIES = 1
 # -- Machine ---------------------------------------------------------------------------------------
 
 
-def default_machine(machine: dict[str, Any]) -> None:
-    """The Machine defaulting webhook, in place."""
-    metadata = machine.setdefault("metadata", {})
-    spec = machine.setdefault("spec", {})
-    labels = dict(metadata.get("labels") or {})
-    labels[CLUSTER_NAME_LABEL] = str(spec.get("clusterName", ""))
-    metadata["labels"] = labels
-    namespace = metadata.get("namespace", "")
+def default_machine_spec(spec: dict[str, Any], namespace: str) -> None:
+    """What defaulting does to a Machine's spec, also a MachineSet's or MachineDeployment's template spec,
+    in place: the bootstrap and infrastructure references in ``namespace``, a ``v`` before the version."""
     config_ref = (spec.get("bootstrap") or {}).get("configRef")
     if isinstance(config_ref, dict) and not config_ref.get("namespace"):
         config_ref["namespace"] = namespace
@@ -79,6 +74,16 @@ def default_machine(machine: dict[str, Any]) -> None:
     version = spec.get("version")
     if isinstance(version, str) and not version.startswith("v"):
         spec["version"] = "v" + version
+
+
+def default_machine(machine: dict[str, Any]) -> None:
+    """The Machine defaulting webhook, in place."""
+    metadata = machine.setdefault("metadata", {})
+    spec = machine.setdefault("spec", {})
+    labels = dict(metadata.get("labels") or {})
+    labels[CLUSTER_NAME_LABEL] = str(spec.get("clusterName", ""))
+    metadata["labels"] = labels
+    default_machine_spec(spec, metadata.get("namespace", ""))
     if spec.get("nodeDeletionTimeout") is None:
         spec["nodeDeletionTimeout"] = DEFAULT_NODE_DELETION_TIMEOUT
 

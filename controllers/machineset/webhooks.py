@@ -23,7 +23,7 @@ from typing import Any
 
 from controllers.machine.api import meta
 from controllers.machine.errors import go_quote, webhook_denied
-from controllers.machine.webhooks import INVALID_VERSION, KUBE_SEMVER
+from controllers.machine.webhooks import INVALID_VERSION, KUBE_SEMVER, default_machine_spec
 from controllers.machineset.api import (
     DELETE_POLICY_RANDOM,
     MAX_NAME_LENGTH,
@@ -75,17 +75,7 @@ def _default_common(obj: dict[str, Any]) -> None:
     if spec.get("replicas") is None:
         spec["replicas"] = DEFAULT_REPLICAS
     template = _template(obj)
-    template_spec = template.setdefault("spec", {})
-    version = template_spec.get("version")
-    if isinstance(version, str) and not version.startswith("v"):
-        template_spec["version"] = "v" + version
-    namespace = metadata.get("namespace", "")
-    config_ref = (template_spec.get("bootstrap") or {}).get("configRef")
-    if isinstance(config_ref, dict) and not config_ref.get("namespace"):
-        config_ref["namespace"] = namespace
-    infra_ref = template_spec.get("infrastructureRef")
-    if isinstance(infra_ref, dict) and not infra_ref.get("namespace"):
-        infra_ref["namespace"] = namespace
+    default_machine_spec(template.setdefault("spec", {}), metadata.get("namespace", ""))
     selector = spec.get("selector")
     if not isinstance(selector, dict):
         selector = spec["selector"] = {}
