@@ -28,13 +28,12 @@ from controllers.machine.phases import (
     reconcile_node,
     reconcile_owner_and_labels,
 )
+from controllers.machine.reconciler import ClusterApiReconciler
 from controllers.machine.scope import Scope
 from harness.client import (
     MERGE,
     ApiError,
     Client,
-    Controller,
-    EventRecorder,
     Request,
     Result,
     add_finalizer,
@@ -97,15 +96,14 @@ def _phase(machine: dict[str, Any]) -> str:
     return str(phase)
 
 
-class MachineController(Controller):
+class MachineController(ClusterApiReconciler):
     """Reconciles ``cluster.x-k8s.io/v1beta1`` Machines of the management cluster."""
 
     name = "machine"
+    event_component = EVENT_COMPONENT
 
     def __init__(self, client: Client) -> None:
-        super().__init__()
-        self.client = client
-        self.recorder = EventRecorder(client, EVENT_COMPONENT)
+        super().__init__(client)
         self.clusters = ClusterCache(client)
         self._machines: dict[tuple[str, str], MachineSummary] = {}
         self._by_cluster: dict[tuple[str, str], set[str]] = {}
