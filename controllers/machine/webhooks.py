@@ -22,6 +22,7 @@ at most 63 characters, its prefix at most 253.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 from controllers.machine import drain_rules
@@ -117,7 +118,7 @@ def validate_machine(machine: dict[str, Any], old: dict[str, Any] | None) -> lis
     return errs
 
 
-def _status_only(new: dict[str, Any], old: dict[str, Any]) -> bool:
+def status_only(new: dict[str, Any], old: dict[str, Any]) -> bool:
     """Whether an update changes nothing but status (what the status subresource writes)."""
     if new.get("spec") != old.get("spec"):
         return False
@@ -125,21 +126,36 @@ def _status_only(new: dict[str, Any], old: dict[str, Any]) -> bool:
     return all(meta(new).get(f) == meta(old).get(f) for f in fields)
 
 
-def admit_machine(
-    operation: str, rt: ResourceType, new: dict[str, Any] | None, old: dict[str, Any] | None
-) -> list[FieldError]:
-    """Admission plugin for Machines: default, then validate (creates and updates)."""
-    if new is None or operation not in (CREATE, UPDATE):
+Admit = Callable[[str, ResourceType, "dict[str, Any] | None", "dict[str, Any] | None"], list[FieldError]]
+
+
+def webhook_admitter(
+    webhook: str,
+    default: Callable[[dict[str, Any]], None],
+    validate: Callable[[dict[str, Any], dict[str, Any] | None], list[FieldError]],
+) -> Admit:
+    """An admission plugin playing a Cluster API defaulting and validating webhook pair for one kind:
+    on creates and updates (not status writes, the webhooks are registered for the kind, not its status
+    subresource), once the schema accepts the object, ``default`` it in place, then ``validate`` it
+    (against the old object on an update) and deny with :func:`webhook_denied`."""
+    def admit(operation: str, rt: ResourceType, new: dict[str, Any] | None,
+              old: dict[str, Any] | None) -> list[FieldError]:
+        if new is None or operation not in (CREATE, UPDATE):
+            return []
+        if operation == UPDATE and old is not None and status_only(new, old):
+            return []
+        if rt.schema and crd.validate_against_schema(new, rt.schema):
+            return []  # the schema's own errors are reported; webhooks never see such an object
+        default(new)
+        errs = validate(new, old if operation == UPDATE else None)
+        if errs:
+            raise webhook_denied(webhook, rt.kind, rt.group, new, errs)
         return []
-    if operation == UPDATE and old is not None and _status_only(new, old):
-        return []  # the webhooks are registered for machines, not machines/status
-    if rt.schema and crd.validate_against_schema(new, rt.schema):
-        return []  # the schema's own errors are reported; webhooks never see such an object
-    default_machine(new)
-    errs = validate_machine(new, old if operation == UPDATE else None)
-    if errs:
-        raise webhook_denied(MACHINE_VALIDATION_WEBHOOK, rt.kind, rt.group, new, errs)
-    return []
+
+    return admit
+
+
+admit_machine = webhook_admitter(MACHINE_VALIDATION_WEBHOOK, default_machine, validate_machine)
 
 
 # -- MachineDrainRule ------------------------------------------------------------------------------

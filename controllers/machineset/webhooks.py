@@ -22,8 +22,8 @@ import re
 from typing import Any
 
 from controllers.machine.api import meta
-from controllers.machine.errors import go_quote, webhook_denied
-from controllers.machine.webhooks import INVALID_VERSION, KUBE_SEMVER, default_machine_spec
+from controllers.machine.errors import go_quote
+from controllers.machine.webhooks import INVALID_VERSION, KUBE_SEMVER, default_machine_spec, webhook_admitter
 from controllers.machineset.api import (
     DELETE_POLICY_RANDOM,
     MAX_NAME_LENGTH,
@@ -32,8 +32,6 @@ from controllers.machineset.api import (
     selector_matches,
     selector_string,
 )
-from harness.apiserver import crd
-from harness.apiserver.resources import ResourceType
 from harness.kube import errors as api_errors
 from harness.kube.errors import FieldError
 from harness.kube.names.capi import (
@@ -44,7 +42,6 @@ from harness.kube.names.capi import (
     MACHINE_SET_KIND,
     MACHINE_SET_NAME_LABEL,
 )
-from harness.kube.names.meta import CREATE, UPDATE
 from harness.kube.validation import FIELD_IMMUTABLE_MSG
 
 MACHINE_SET_VALIDATION_WEBHOOK = "validation.machineset.cluster.x-k8s.io"
@@ -190,32 +187,8 @@ def validate_machine_deployment(md: dict[str, Any], old: dict[str, Any] | None) 
     return errs
 
 
-def _status_only(new: dict[str, Any], old: dict[str, Any]) -> bool:
-    if new.get("spec") != old.get("spec"):
-        return False
-    return all(meta(new).get(f) == meta(old).get(f) for f in ("labels", "annotations", "finalizers", "ownerReferences"))
-
-
-def _admitter(webhook: str, default: Any, validate: Any) -> Any:
-    def admit(operation: str, rt: ResourceType, new: dict[str, Any] | None,
-              old: dict[str, Any] | None) -> list[FieldError]:
-        if new is None or operation not in (CREATE, UPDATE):
-            return []
-        if operation == UPDATE and old is not None and _status_only(new, old):
-            return []  # the webhooks are registered for the kind, not its status subresource
-        if rt.schema and crd.validate_against_schema(new, rt.schema):
-            return []  # the schema's own errors are reported; webhooks never see such an object
-        default(new)
-        errs = validate(new, old if operation == UPDATE else None)
-        if errs:
-            raise webhook_denied(webhook, rt.kind, rt.group, new, errs)
-        return []
-
-    return admit
-
-
-admit_machine_set = _admitter(MACHINE_SET_VALIDATION_WEBHOOK, default_machine_set, validate_machine_set)
-admit_machine_deployment = _admitter(MACHINE_DEPLOYMENT_VALIDATION_WEBHOOK, default_machine_deployment,
+admit_machine_set = webhook_admitter(MACHINE_SET_VALIDATION_WEBHOOK, default_machine_set, validate_machine_set)
+admit_machine_deployment = webhook_admitter(MACHINE_DEPLOYMENT_VALIDATION_WEBHOOK, default_machine_deployment,
                                      validate_machine_deployment)
 
 # (API group, kind, plugin) for the composition root to install on the management cluster.
