@@ -511,23 +511,19 @@ def test_a_zero_node_deletion_timeout_retries_forever(capi: CapiWorld) -> None:
 # -- bad input ----------------------------------------------------------------------------------------------
 
 
+def _machine_on(capi: CapiWorld, name: str, infra_kind: str, infra_name: str) -> None:
+    """A Machine with a ready bootstrap secret whose infrastructure reference is ``infra_kind``/``infra_name``
+    (which need not exist, nor be served)."""
+    infra_ref = {"apiVersion": INFRASTRUCTURE_API_VERSION, "kind": infra_kind, "name": infra_name}
+    capi.client.create({
+        "apiVersion": CLUSTER_API_VERSION, "kind": "Machine",
+        "metadata": {"name": name, "namespace": DEFAULT_NAMESPACE},
+        "spec": {"clusterName": CLUSTER, "bootstrap": {"dataSecretName": "none"}, "infrastructureRef": infra_ref},
+    })
+
+
 def test_a_missing_infrastructure_machine_counts_as_deleted(capi: CapiWorld) -> None:
-    capi.client.create(
-        {
-            "apiVersion": CLUSTER_API_VERSION,
-            "kind": "Machine",
-            "metadata": {"name": "ghost", "namespace": DEFAULT_NAMESPACE},
-            "spec": {
-                "clusterName": CLUSTER,
-                "bootstrap": {"dataSecretName": "none"},
-                "infrastructureRef": {
-                    "apiVersion": INFRASTRUCTURE_API_VERSION,
-                    "kind": "FakeMachine",
-                    "name": "nowhere",
-                },
-            },
-        }
-    )
+    _machine_on(capi, "ghost", "FakeMachine", "nowhere")
     capi.world.settle()
     assert capi.get("ghost")["status"]["phase"] == "Pending"
     capi.delete("ghost")
@@ -536,18 +532,7 @@ def test_a_missing_infrastructure_machine_counts_as_deleted(capi: CapiWorld) -> 
 
 
 def test_an_infrastructure_kind_the_server_does_not_serve_waits_visibly(capi: CapiWorld) -> None:
-    capi.client.create(
-        {
-            "apiVersion": CLUSTER_API_VERSION,
-            "kind": "Machine",
-            "metadata": {"name": "odd", "namespace": DEFAULT_NAMESPACE},
-            "spec": {
-                "clusterName": CLUSTER,
-                "bootstrap": {"dataSecretName": "none"},
-                "infrastructureRef": {"apiVersion": INFRASTRUCTURE_API_VERSION, "kind": "NoSuchMachine", "name": "x"},
-            },
-        }
-    )
+    _machine_on(capi, "odd", "NoSuchMachine", "x")
     capi.world.settle()
     capi.delete("odd")
     capi.world.advance(60)
