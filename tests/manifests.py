@@ -60,6 +60,15 @@ def node(name: str) -> dict[str, Any]:
     return {"apiVersion": "v1", "kind": "Node", "metadata": {"name": name}}
 
 
+def demo_pod(node_name: str | None = None) -> str:
+    """The Pod ``default/p1`` (label ``app: demo``, one busybox container), bound to ``node_name`` when
+    given, as YAML for ``kubectl apply``."""
+    spec: dict[str, Any] = {"nodeName": node_name} if node_name else {}
+    spec["containers"] = [{"name": "c", "image": "busybox"}]
+    return manifests({"apiVersion": "v1", "kind": "Pod",
+                      "metadata": {"name": "p1", "namespace": "default", "labels": {"app": "demo"}}, "spec": spec})
+
+
 def workload(
     kind: str,
     name: str,

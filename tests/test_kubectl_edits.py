@@ -10,15 +10,9 @@ import pytest
 import yaml
 from test_http_fixtures import Served, serving
 
-from tests.manifests import example_crd
+from tests.manifests import demo_pod, example_crd
 
-POD = """\
-apiVersion: v1
-kind: Pod
-metadata: {name: p1, namespace: default, labels: {app: demo}}
-spec:
-  containers: [{name: c, image: busybox}]
-"""
+POD = demo_pod()
 CRD = example_crd("Gadget", {"size": {"type": "integer"}, "colours": {"type": "array", "items": {"type": "string"}},
                             "owner": {"type": "string"}})
 GADGET = """\
