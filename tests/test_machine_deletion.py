@@ -410,15 +410,14 @@ def test_an_expired_node_drain_timeout_skips_the_rest_of_the_drain(capi: CapiWor
     assert (drained["status"], drained["reason"]) == ("False", "Draining")
 
 
+# A KubeadmControlPlane controlling a Machine, by name only (no such object exists).
+KCP_OWNER = {"apiVersion": CONTROL_PLANE_API_VERSION, "kind": "KubeadmControlPlane", "name": "cp", "uid": "kcp-uid",
+             "controller": True}
+
+
 def test_a_kcp_machine_without_the_cleanup_hook_skips_drain_and_volume_wait(capi: CapiWorld) -> None:
     capi.world.set_enabled("garbage-collector", False)  # the owner is a name only
-    owner = {
-        "apiVersion": CONTROL_PLANE_API_VERSION,
-        "kind": "KubeadmControlPlane",
-        "name": "cp",
-        "uid": "kcp-uid",
-        "controller": True,
-    }
+    owner = dict(KCP_OWNER)
     capi.machine("cp2", control_plane=True, owner=owner, annotations={f"{PRE_TERMINATE_DELETE_HOOK_PREFIX}/hold": ""})
     capi.pod("static", "cp2")
     capi.world.settle()
@@ -432,13 +431,7 @@ def test_a_kcp_machine_without_the_cleanup_hook_skips_drain_and_volume_wait(capi
 
 def test_a_kcp_machine_with_the_cleanup_hook_is_drained(capi: CapiWorld) -> None:
     capi.world.set_enabled("garbage-collector", False)  # the owner is a name only
-    owner = {
-        "apiVersion": CONTROL_PLANE_API_VERSION,
-        "kind": "KubeadmControlPlane",
-        "name": "cp",
-        "uid": "kcp-uid",
-        "controller": True,
-    }
+    owner = dict(KCP_OWNER)
     capi.machine(
         "cp2", control_plane=True, owner=owner, annotations={f"{PRE_TERMINATE_DELETE_HOOK_PREFIX}/kcp-cleanup": ""}
     )
