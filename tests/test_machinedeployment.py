@@ -12,7 +12,7 @@ from controllers.machineset.webhooks import default_machine_deployment, validate
 from harness.client import MERGE
 from harness.kube.names.capi import CLUSTER_API_VERSION
 from harness.kube.names.core import DEFAULT_NAMESPACE
-from harness.world.providers.objects import fake_templates, machine_template_spec
+from harness.world.providers.objects import fake_cluster, fake_templates, machine_template_spec
 from harness.world.world import World
 
 
@@ -61,15 +61,7 @@ def test_webhook_defaults_the_rolling_update_strategy_and_the_selector() -> None
 def _world_with_deployment(replicas: int, strategy: dict[str, Any] | None = None) -> World:
     world = World(controllers=["machine", "cluster", "machineset", "machinedeployment"])
     client = world.client()
-    client.create(
-        {
-            "apiVersion": CLUSTER_API_VERSION,
-            "kind": "Cluster",
-            "metadata": {"name": "c1", "namespace": DEFAULT_NAMESPACE},
-            "spec": {},
-        }
-    )
-    for obj in fake_templates("t", "b"):
+    for obj in fake_cluster("c1", infrastructure=False) + fake_templates("t", "b"):
         client.create(obj)
     world.advance(5)
     spec: dict[str, Any] = {"clusterName": "c1", "replicas": replicas, "selector": {},

@@ -15,22 +15,15 @@ from harness.client import MERGE, find_in
 from harness.kube.errors import StatusError
 from harness.kube.names.capi import BOOTSTRAP_API_VERSION, CLUSTER_API_VERSION, INFRASTRUCTURE_API_VERSION
 from harness.kube.names.core import DEFAULT_NAMESPACE
-from harness.world.providers.objects import fake_templates, machine_template_spec
+from harness.world.providers.objects import fake_cluster, fake_templates, machine_template_spec
 from harness.world.world import SYSTEM_USER, World
 
 
 def _world_with_machine_set(replicas: int, **spec: Any) -> World:
     world = World(controllers=["machine", "cluster", "machineset"])
     client = world.client()
-    client.create(
-        {
-            "apiVersion": CLUSTER_API_VERSION,
-            "kind": "Cluster",
-            "metadata": {"name": "c1", "namespace": DEFAULT_NAMESPACE},
-            "spec": {},
-        }
-    )
-    for obj in fake_templates("t", "b", infra_template={"metadata": {"labels": {"tier": "worker"}}, "spec": {}}):
+    worker = {"metadata": {"labels": {"tier": "worker"}}, "spec": {}}
+    for obj in fake_cluster("c1", infrastructure=False) + fake_templates("t", "b", infra_template=worker):
         client.create(obj)
     world.advance(5)
     client.create(

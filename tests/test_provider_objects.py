@@ -37,3 +37,9 @@ def test_a_template_spec_names_the_templates() -> None:
     spec = machine_template_spec("c1", "v1.32.0", "t", "b")
     assert spec["infrastructureRef"]["kind"] == infra["kind"] and spec["infrastructureRef"]["name"] == "t"
     assert spec["bootstrap"]["configRef"]["kind"] == bootstrap["kind"]
+
+
+def test_a_cluster_without_infrastructure_is_the_cluster_alone() -> None:
+    (cluster,) = fake_cluster("c1", infrastructure=False)
+    assert (cluster["kind"], cluster["spec"]) == ("Cluster", {})
+

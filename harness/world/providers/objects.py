@@ -27,8 +27,12 @@ def _ref(api_version: str, kind: str, name: str) -> dict[str, str]:
     return {"apiVersion": api_version, "kind": kind, "name": name}
 
 
-def fake_cluster(name: str, namespace: str = DEFAULT_NAMESPACE) -> list[dict[str, Any]]:
-    """A FakeCluster and the Cluster whose ``spec.infrastructureRef`` names it, in creation order."""
+def fake_cluster(name: str, namespace: str = DEFAULT_NAMESPACE, *, infrastructure: bool = True) -> list[dict[str, Any]]:
+    """A FakeCluster and the Cluster whose ``spec.infrastructureRef`` names it, in creation order; with
+    ``infrastructure=False`` the Cluster alone, with an empty spec."""
+    if not infrastructure:
+        return [{"apiVersion": CLUSTER_API_VERSION, "kind": CLUSTER_KIND,
+                 "metadata": {"name": name, "namespace": namespace}, "spec": {}}]
     return [
         {"apiVersion": INFRASTRUCTURE_API_VERSION, "kind": FAKE_CLUSTER_KIND,
          "metadata": {"name": name, "namespace": namespace}},
