@@ -162,6 +162,16 @@ class ServeProcess(Reachable):
             http.post("/harness/v1/clock/advance", json={"seconds": seconds}).raise_for_status()
 
 
+def stop_process(process: subprocess.Popen[Any], timeout: float) -> None:
+    """Ask a child process to stop (SIGTERM), and kill it if it has not ended within ``timeout`` seconds."""
+    process.terminate()
+    try:
+        process.wait(timeout)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait(timeout)
+
+
 def serve_process(tmp_path: Path, *args: str) -> Iterator[ServeProcess]:
     """For a fixture: starts ``python -m harness serve --port 0`` (plus ``args``) writing its
     kubeconfig under ``tmp_path``, yields once it has printed where it serves, then stops it
@@ -179,9 +189,4 @@ def serve_process(tmp_path: Path, *args: str) -> Iterator[ServeProcess]:
             raise AssertionError(f"serve did not start:\n{log.read_text()}")
         yield ServeProcess(process, found.group(1), None, kubeconfig, tmp_path / "kube-cache", log)
     finally:
-        process.terminate()
-        try:
-            process.wait(SERVE_STOP_TIMEOUT)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(SERVE_STOP_TIMEOUT)
+        stop_process(process, SERVE_STOP_TIMEOUT)
