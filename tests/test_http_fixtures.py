@@ -100,6 +100,18 @@ def serve(
     return served, lambda: server.stop(10.0)
 
 
+def kubernetes_api(reachable: Reachable) -> Iterator[Any]:
+    """For a fixture: the official Python client's ``ApiClient`` for the server (from its kubeconfig),
+    closed afterwards."""
+    from kubernetes import config  # only the tests that drive the official client need it
+
+    api_client = config.new_client_from_config(config_file=str(reachable.kubeconfig))
+    try:
+        yield api_client
+    finally:
+        api_client.close()
+
+
 def eventually(predicate: Callable[[], bool], timeout: float = 5.0) -> bool:
     """Whether ``predicate`` becomes true within ``timeout`` wall seconds. Only for what another
     thread (the server's) or process (``serve``, kubectl, an operator) does on its own; everything
