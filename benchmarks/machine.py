@@ -19,8 +19,9 @@ from typing import Any
 
 from benchmarks.timing import report
 from harness.client import MERGE, ApiError, Client, Controller, Request, Result
-from harness.kube.names.capi import BOOTSTRAP_API_VERSION, CLUSTER_API_VERSION, INFRASTRUCTURE_API_VERSION
+from harness.kube.names.capi import CLUSTER_API_VERSION
 from harness.kube.names.core import DEFAULT_NAMESPACE
+from harness.world.providers.objects import fake_cluster, fake_machine
 from harness.world.world import World
 
 CLUSTER = "bench"
@@ -36,63 +37,16 @@ STEP = 5.0
 def _capi_world() -> tuple[World, Client]:
     world = World(audit=False)
     client = world.client()
-    client.create(
-        {
-            "apiVersion": INFRASTRUCTURE_API_VERSION,
-            "kind": "FakeCluster",
-            "metadata": {"name": CLUSTER, "namespace": DEFAULT_NAMESPACE},
-        }
-    )
-    client.create(
-        {
-            "apiVersion": CLUSTER_API_VERSION,
-            "kind": "Cluster",
-            "metadata": {"name": CLUSTER, "namespace": DEFAULT_NAMESPACE},
-            "spec": {
-                "infrastructureRef": {"apiVersion": INFRASTRUCTURE_API_VERSION, "kind": "FakeCluster", "name": CLUSTER}
-            },
-        }
-    )
+    for obj in fake_cluster(CLUSTER):
+        client.create(obj)
     world.settle()
     return world, client
 
 
 def _machine(client: Client, name: str, *, control_plane: bool = False, annotations: dict[str, str] | None = None,
              ) -> None:
-    client.create(
-        {
-            "apiVersion": BOOTSTRAP_API_VERSION,
-            "kind": "FakeBootstrapConfig",
-            "metadata": {"name": name, "namespace": DEFAULT_NAMESPACE},
-        }
-    )
-    client.create(
-        {
-            "apiVersion": INFRASTRUCTURE_API_VERSION,
-            "kind": "FakeMachine",
-            "metadata": {"name": name, "namespace": DEFAULT_NAMESPACE},
-        }
-    )
-    labels = {"cluster.x-k8s.io/control-plane": ""} if control_plane else {}
-    client.create(
-        {
-            "apiVersion": CLUSTER_API_VERSION,
-            "kind": "Machine",
-            "metadata": {
-                "name": name,
-                "namespace": DEFAULT_NAMESPACE,
-                "labels": labels,
-                "annotations": annotations or {},
-            },
-            "spec": {
-                "clusterName": CLUSTER,
-                "bootstrap": {
-                    "configRef": {"apiVersion": BOOTSTRAP_API_VERSION, "kind": "FakeBootstrapConfig", "name": name}
-                },
-                "infrastructureRef": {"apiVersion": INFRASTRUCTURE_API_VERSION, "kind": "FakeMachine", "name": name},
-            },
-        }
-    )
+    for obj in fake_machine(name, CLUSTER, control_plane=control_plane, annotations=annotations):
+        client.create(obj)
 
 
 def _pod(name: str, namespace: str, node: str, labels: dict[str, str], owner: dict[str, Any] | None) -> dict[str, Any]:

@@ -62,10 +62,16 @@ def pod_exists(client: InProcessClient, name: str) -> bool:
     return True
 
 
-def evict_error(client: InProcessClient, name: str, **kwargs: Any) -> StatusError:
+def evict_error(client: InProcessClient, name: str, namespace: str = DEFAULT_NAMESPACE, **kwargs: Any) -> StatusError:
     with pytest.raises(StatusError) as info:
-        client.evict(name, DEFAULT_NAMESPACE, **kwargs)
+        client.evict(name, namespace, **kwargs)
     return info.value
+
+
+def budget_refusal(err: StatusError) -> str:
+    """The cause of a 429 from a PodDisruptionBudget (anything else fails the test)."""
+    assert err.code == 429
+    return str(err.details["causes"][0]["message"])
 
 
 def force_status(world: World, client: InProcessClient, name: str, **fields: Any) -> None:
@@ -206,14 +212,8 @@ def test_eviction_in_a_terminating_namespace_is_forbidden_with_the_namespace_cau
 
 
 def test_eviction_in_a_missing_namespace_is_not_found(world: World, client: InProcessClient) -> None:
-    err = evict_error_in(client, "p0", "nowhere")
+    err = evict_error(client, "p0", "nowhere")
     assert (err.code, err.reason, err.message) == (404, "NotFound", 'namespaces "nowhere" not found')
-
-
-def evict_error_in(client: InProcessClient, name: str, namespace: str) -> StatusError:
-    with pytest.raises(StatusError) as info:
-        client.evict(name, namespace)
-    return info.value
 
 
 def test_eviction_of_a_missing_pod_is_not_found(world: World, client: InProcessClient) -> None:
@@ -253,11 +253,8 @@ def test_an_empty_selector_covers_every_pod_and_a_missing_one_none(world: World,
     client.create({"apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
                    "metadata": {"name": "nothing", "namespace": DEFAULT_NAMESPACE}, "spec": {"minAvailable": 1}})
     world.settle()
-    err = evict_error(client, "p0")
-    assert err.code == 429
-    assert err.details["causes"][0]["message"] == (
-        "The disruption budget everything needs 1 healthy pods and has 1 currently"
-    )
+    assert budget_refusal(evict_error(client, "p0")) == (
+        "The disruption budget everything needs 1 healthy pods and has 1 currently")
 
 
 # -- checkAndDecrement ----------------------------------------------------------------------------------
@@ -422,11 +419,8 @@ def test_unready_pod_under_an_unmet_budget_is_refused(world: World, client: InPr
     make_pod(client, "p1")
     make_pdb(client, "budget", {"minAvailable": 2, "unhealthyPodEvictionPolicy": "IfHealthyBudget"})
     world.settle()
-    err = evict_error(client, "p0")
-    assert err.code == 429
-    assert err.details["causes"][0]["message"] == (
-        "The disruption budget budget needs 2 healthy pods and has 1 currently"
-    )
+    assert budget_refusal(evict_error(client, "p0")) == (
+        "The disruption budget budget needs 2 healthy pods and has 1 currently")
 
 
 # -- the pod writes -----------------------------------------------------------------------------------

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from test_http_fixtures import stop_process
 
 from harness.apiserver.http.certificates import make_ca
 from harness.kube.names.runtime_sdk import CATALOG
@@ -58,12 +59,7 @@ def example_extension(cert_dir: Path, *flags: str) -> Iterator[str]:
             threading.Event().wait(0.05)
         yield url[0]
     finally:
-        process.terminate()
-        try:
-            process.wait(10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(10)
+        stop_process(process, 10)
 
 
 def _conformance(url: str | None, ca_file: Path | str | None, report_dir: Path | None = None,

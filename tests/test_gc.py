@@ -10,6 +10,7 @@ import pytest
 from harness.client import ApiError, InProcessClient
 from harness.world.gc import GarbageCollector
 from harness.world.world import World
+from tests.manifests import crd
 
 CM = ("v1", "ConfigMap")
 
@@ -226,13 +227,7 @@ def test_cluster_scoped_dependent_of_a_namespaced_owner_is_left_alone(world: Wor
 
 
 def test_custom_resources_of_a_new_kind_are_collected(world: World, client: InProcessClient) -> None:
-    client.create({
-        "apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
-        "metadata": {"name": "widgets.example.com"},
-        "spec": {"group": "example.com", "scope": "Namespaced", "names": {"plural": "widgets", "kind": "Widget"},
-                 "versions": [{"name": "v1", "served": True, "storage": True, "schema": {
-                     "openAPIV3Schema": {"type": "object", "x-kubernetes-preserve-unknown-fields": True}}}]},
-    })
+    client.create(crd("Widget"))
     world.settle()
     widget = client.create({"apiVersion": "example.com/v1", "kind": "Widget",
                             "metadata": {"name": "w", "namespace": "default"}})

@@ -11,9 +11,9 @@ from typing import Any
 
 import httpx
 import pytest
-from kubernetes import client, config, watch
+from kubernetes import client, watch
 from kubernetes.client.exceptions import ApiException
-from test_http_fixtures import Served, serving
+from test_http_fixtures import Served, kubernetes_api, serving
 
 from harness import __main__ as cli
 from harness.apiserver.faults import FaultInjector, FaultRequest, chaos_rules, injector_of
@@ -42,11 +42,8 @@ def http(served: Served) -> Iterator[httpx.Client]:
 
 @pytest.fixture
 def api(served: Served) -> Iterator[client.CoreV1Api]:
-    api_client = config.new_client_from_config(config_file=str(served.kubeconfig))
-    try:
+    for api_client in kubernetes_api(served):
         yield client.CoreV1Api(api_client)
-    finally:
-        api_client.close()
 
 
 def _add(http: httpx.Client, **rule: Any) -> dict[str, Any]:

@@ -100,6 +100,18 @@ def serve(
     return served, lambda: server.stop(10.0)
 
 
+def kubernetes_api(reachable: Reachable) -> Iterator[Any]:
+    """For a fixture: the official Python client's ``ApiClient`` for the server (from its kubeconfig),
+    closed afterwards."""
+    from kubernetes import config  # only the tests that drive the official client need it
+
+    api_client = config.new_client_from_config(config_file=str(reachable.kubeconfig))
+    try:
+        yield api_client
+    finally:
+        api_client.close()
+
+
 def eventually(predicate: Callable[[], bool], timeout: float = 5.0) -> bool:
     """Whether ``predicate`` becomes true within ``timeout`` wall seconds. Only for what another
     thread (the server's) or process (``serve``, kubectl, an operator) does on its own; everything
@@ -162,6 +174,16 @@ class ServeProcess(Reachable):
             http.post("/harness/v1/clock/advance", json={"seconds": seconds}).raise_for_status()
 
 
+def stop_process(process: subprocess.Popen[Any], timeout: float) -> None:
+    """Ask a child process to stop (SIGTERM), and kill it if it has not ended within ``timeout`` seconds."""
+    process.terminate()
+    try:
+        process.wait(timeout)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait(timeout)
+
+
 def serve_process(tmp_path: Path, *args: str) -> Iterator[ServeProcess]:
     """For a fixture: starts ``python -m harness serve --port 0`` (plus ``args``) writing its
     kubeconfig under ``tmp_path``, yields once it has printed where it serves, then stops it
@@ -179,9 +201,4 @@ def serve_process(tmp_path: Path, *args: str) -> Iterator[ServeProcess]:
             raise AssertionError(f"serve did not start:\n{log.read_text()}")
         yield ServeProcess(process, found.group(1), None, kubeconfig, tmp_path / "kube-cache", log)
     finally:
-        process.terminate()
-        try:
-            process.wait(SERVE_STOP_TIMEOUT)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(SERVE_STOP_TIMEOUT)
+        stop_process(process, SERVE_STOP_TIMEOUT)

@@ -12,6 +12,7 @@ import pytest
 from test_http_fixtures import KUBECTL_TIMEOUT, Served, eventually, serving
 
 from harness.world.world import World
+from tests.manifests import demo_pod, example_crd
 
 DEPLOYMENT = """\
 apiVersion: apps/v1
@@ -31,43 +32,15 @@ spec:
       - name: nginx
         image: nginx:1.27
 """
-CRD = """\
-apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata:
-  name: widgets.example.com
-spec:
-  group: example.com
-  names: {kind: Widget, plural: widgets, singular: widget, shortNames: [wd], listKind: WidgetList}
-  scope: Namespaced
-  versions:
-  - name: v1
-    served: true
-    storage: true
-    additionalPrinterColumns:
-    - {name: Size, type: integer, jsonPath: .spec.size}
-    schema:
-      openAPIV3Schema:
-        type: object
-        properties:
-          spec:
-            type: object
-            properties:
-              size: {type: integer}
-"""
+CRD = example_crd("Widget", {"size": {"type": "integer"}}, short_names=["wd"],
+                  printer_columns=[{"name": "Size", "type": "integer", "jsonPath": ".spec.size"}])
 WIDGET = """\
 apiVersion: example.com/v1
 kind: Widget
 metadata: {name: w1, namespace: default}
 spec: {size: 3}
 """
-POD = """\
-apiVersion: v1
-kind: Pod
-metadata: {name: p1, namespace: default, labels: {app: demo}}
-spec:
-  containers: [{name: c, image: busybox}]
-"""
+POD = demo_pod()
 NODE = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1"},
         "status": {"conditions": [{"type": "Ready", "status": "True"}], "nodeInfo": {"kubeletVersion": "v1.32.0"}}}
 
@@ -193,7 +166,7 @@ def test_contexts_reach_workload_clusters(served: Served) -> None:
 def test_drain_evicts_through_the_budget_and_finishes_when_the_clock_moves(served: Served) -> None:
     # The pod runs on n1 with a 30 s grace period; kubectl drain evicts it (a protobuf Eviction)
     # and polls until it is gone, which happens once the world's clock passes the grace period.
-    served.kubectl("apply", "-f", "-", stdin=POD.replace("spec:\n", "spec:\n  nodeName: n1\n"))
+    served.kubectl("apply", "-f", "-", stdin=demo_pod(node_name="n1"))
     command = [*served.kubectl_command(), "drain", "n1", "--force", "--timeout=30s"]
     with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as drain:
         with served.http() as http:

@@ -6,22 +6,14 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from kubernetes import client, config, watch
+from kubernetes import client, watch
 from kubernetes.client.exceptions import ApiException
-from test_http_fixtures import Served, serving
+from test_http_fixtures import Served, kubernetes_api, serving
 
 from harness.world.world import World
+from tests.manifests import crd
 
-CRD = {
-    "apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
-    "metadata": {"name": "widgets.example.com"},
-    "spec": {
-        "group": "example.com", "scope": "Namespaced",
-        "names": {"kind": "Widget", "plural": "widgets", "singular": "widget", "listKind": "WidgetList"},
-        "versions": [{"name": "v1", "served": True, "storage": True,
-                      "schema": {"openAPIV3Schema": {"type": "object", "x-kubernetes-preserve-unknown-fields": True}}}],
-    },
-}
+CRD = crd("Widget")
 
 
 def _compact_history(world: World) -> None:
@@ -37,11 +29,7 @@ def served(tmp_path: Path) -> Iterator[Served]:
 
 @pytest.fixture
 def api(served: Served) -> Iterator[client.ApiClient]:
-    api_client = config.new_client_from_config(config_file=str(served.kubeconfig))
-    try:
-        yield api_client
-    finally:
-        api_client.close()
+    yield from kubernetes_api(served)
 
 
 def _pod(name: str, **labels: str) -> client.V1Pod:

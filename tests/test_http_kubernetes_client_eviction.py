@@ -9,9 +9,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from kubernetes import client, config
+from kubernetes import client
 from kubernetes.client.exceptions import ApiException
-from test_http_fixtures import Served, serve
+from test_http_fixtures import Served, kubernetes_api, serve
 
 from harness.kube.names.policy import PDB_VIOLATION_MESSAGE
 from harness.world.world import World
@@ -38,11 +38,8 @@ def _world(world: World) -> None:
 
 
 def _api(served: Served) -> Iterator[client.CoreV1Api]:
-    api_client = config.new_client_from_config(config_file=str(served.kubeconfig))
-    try:
+    for api_client in kubernetes_api(served):
         yield client.CoreV1Api(api_client)
-    finally:
-        api_client.close()
 
 
 @pytest.fixture

@@ -10,26 +10,15 @@ from test_http_fixtures import Served, serving
 
 from harness.apiserver.http import columns, jsonpath
 from harness.clock import EPOCH
+from tests.manifests import crd
 
 TABLE = {"Accept": "application/json;as=Table;v=v1;g=meta.k8s.io,application/json"}
 NS = "/api/v1/namespaces/default"
-CRD = {
-    "apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
-    "metadata": {"name": "widgets.example.com"},
-    "spec": {
-        "group": "example.com", "scope": "Namespaced",
-        "names": {"kind": "Widget", "plural": "widgets", "singular": "widget", "listKind": "WidgetList"},
-        "versions": [{
-            "name": "v1", "served": True, "storage": True,
-            "additionalPrinterColumns": [
-                {"name": "Size", "type": "integer", "jsonPath": ".spec.size"},
-                {"name": "Ready", "type": "string", "jsonPath": '.status.conditions[?(@.type=="Ready")].status'},
-                {"name": "Note", "type": "string", "jsonPath": ".spec.note", "priority": 1},
-            ],
-            "schema": {"openAPIV3Schema": {"type": "object", "x-kubernetes-preserve-unknown-fields": True}},
-        }],
-    },
-}
+CRD = crd("Widget", printer_columns=[
+    {"name": "Size", "type": "integer", "jsonPath": ".spec.size"},
+    {"name": "Ready", "type": "string", "jsonPath": '.status.conditions[?(@.type=="Ready")].status'},
+    {"name": "Note", "type": "string", "jsonPath": ".spec.note", "priority": 1},
+])
 
 
 @pytest.fixture

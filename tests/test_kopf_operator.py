@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 import yaml
 from operators.pre_drain_hook_operator import OWN_HOOK, PRE_DRAIN_HOOK_PREFIX
-from test_http_fixtures import ServeProcess, eventually, serve_process
+from test_http_fixtures import ServeProcess, eventually, serve_process, stop_process
 
 from harness.kube.names.capi import MACHINE_FINALIZER, MACHINES_RESOURCE
 
@@ -90,12 +90,7 @@ def operator(served: ServeProcess, tmp_path: Path) -> Iterator[Operator]:
     try:
         yield Operator(process, log)
     finally:
-        process.terminate()
-        try:
-            process.wait(OPERATOR_STOP_TIMEOUT)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(OPERATOR_STOP_TIMEOUT)
+        stop_process(process, OPERATOR_STOP_TIMEOUT)
 
 
 def _annotations(served: ServeProcess, name: str) -> dict[str, str]:

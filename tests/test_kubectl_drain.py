@@ -18,57 +18,23 @@ from test_http_fixtures import ServeProcess, eventually, serve_process
 from harness.apiserver.subresources.eviction import LOOPBACK_USER
 from harness.kube.names.core import DISRUPTION_TARGET
 from harness.kube.names.policy import PDB_RESOURCE, PDB_VIOLATION_MESSAGE
+from tests.manifests import manifests, node, workload
 
 DRAIN_TIMEOUT = 90
 DRAINER = "drainer"  # kubectl --as: the audit trail tells the drain's writes from the test's own
 # What kubectl drain prints for a 429 from the eviction subresource.
 BUDGET_VIOLATION = 'error when evicting pods/"{}" -n "default" (will retry after 5s): ' + PDB_VIOLATION_MESSAGE
 
-WORKLOADS = """\
-apiVersion: v1
-kind: Node
-metadata: {name: n1}
----
-apiVersion: apps/v1
-kind: ReplicaSet
-metadata: {name: web, namespace: default}
-spec:
-  replicas: 2
-  selector: {matchLabels: {app: web}}
-  template:
-    metadata: {labels: {app: web}}
-    spec:
-      containers: [{name: web, image: nginx:1.27}]
----
-apiVersion: apps/v1
-kind: ReplicaSet
-metadata: {name: cache, namespace: default}
-spec:
-  replicas: 1
-  selector: {matchLabels: {app: cache}}
-  template:
-    metadata: {labels: {app: cache}}
-    spec:
-      containers: [{name: cache, image: redis:7, volumeMounts: [{name: scratch, mountPath: /data}]}]
-      volumes: [{name: scratch, emptyDir: {}}]
----
-apiVersion: policy/v1
-kind: PodDisruptionBudget
-metadata: {name: web, namespace: default}
-spec:
-  minAvailable: 2
-  selector: {matchLabels: {app: web}}
----
-apiVersion: apps/v1
-kind: DaemonSet
-metadata: {name: agent, namespace: default}
-spec:
-  selector: {matchLabels: {app: agent}}
-  template:
-    metadata: {labels: {app: agent}}
-    spec:
-      containers: [{name: agent, image: agent:1}]
-"""
+WORKLOADS = manifests(
+    node("n1"),
+    workload("ReplicaSet", "web", [{"name": "web", "image": "nginx:1.27"}], replicas=2),
+    workload("ReplicaSet", "cache", [{"name": "cache", "image": "redis:7",
+                                      "volumeMounts": [{"name": "scratch", "mountPath": "/data"}]}],
+             replicas=1, pod_spec={"volumes": [{"name": "scratch", "emptyDir": {}}]}),
+    {"apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": {"name": "web", "namespace": "default"},
+     "spec": {"minAvailable": 2, "selector": {"matchLabels": {"app": "web"}}}},
+    workload("DaemonSet", "agent", [{"name": "agent", "image": "agent:1"}]),
+)
 
 
 @pytest.fixture

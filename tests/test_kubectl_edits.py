@@ -10,36 +10,11 @@ import pytest
 import yaml
 from test_http_fixtures import Served, serving
 
-POD = """\
-apiVersion: v1
-kind: Pod
-metadata: {name: p1, namespace: default, labels: {app: demo}}
-spec:
-  containers: [{name: c, image: busybox}]
-"""
-CRD = """\
-apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata: {name: gadgets.example.com}
-spec:
-  group: example.com
-  names: {kind: Gadget, plural: gadgets, singular: gadget, listKind: GadgetList}
-  scope: Namespaced
-  versions:
-  - name: v1
-    served: true
-    storage: true
-    schema:
-      openAPIV3Schema:
-        type: object
-        properties:
-          spec:
-            type: object
-            properties:
-              size: {type: integer}
-              colours: {type: array, items: {type: string}}
-              owner: {type: string}
-"""
+from tests.manifests import demo_pod, example_crd
+
+POD = demo_pod()
+CRD = example_crd("Gadget", {"size": {"type": "integer"}, "colours": {"type": "array", "items": {"type": "string"}},
+                            "owner": {"type": "string"}})
 GADGET = """\
 apiVersion: example.com/v1
 kind: Gadget

@@ -9,27 +9,15 @@ from pathlib import Path
 import pytest
 from test_http_fixtures import ServeProcess, eventually, serve_process
 
+from tests.manifests import manifests, node, workload
+
 ROLLOUT_TIMEOUT = "60s"
 
-DEPLOYMENT = """\
-apiVersion: v1
-kind: Node
-metadata: {name: n1}
----
-apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: web
-  namespace: default
-  annotations: {kubernetes.io/change-cause: first version}
-spec:
-  replicas: 3
-  selector: {matchLabels: {app: web}}
-  template:
-    metadata: {labels: {app: web}}
-    spec:
-      containers: [{name: web, image: "nginx:1.27"}]
-"""
+DEPLOYMENT = manifests(
+    node("n1"),
+    workload("Deployment", "web", [{"name": "web", "image": "nginx:1.27"}], replicas=3,
+             annotations={"kubernetes.io/change-cause": "first version"}),
+)
 
 
 @pytest.fixture
@@ -77,44 +65,15 @@ def test_rollout_undo_brings_the_previous_template_back_as_a_new_revision(served
     assert len(replica_sets) == 2
 
 
-STATEFUL_SET = """\
-apiVersion: v1
-kind: Node
-metadata: {name: n1}
----
-apiVersion: apps/v1
-kind: StatefulSet
-metadata: {name: db, namespace: default}
-spec:
-  replicas: 2
-  serviceName: db
-  selector: {matchLabels: {app: db}}
-  template:
-    metadata: {labels: {app: db}}
-    spec:
-      terminationGracePeriodSeconds: 1  # a Pod's name is taken until the old one is gone (wall time here)
-      containers: [{name: db, image: "postgres:16"}]
-"""
+STATEFUL_SET = manifests(
+    node("n1"),
+    # A Pod's name is taken until the old one is gone (wall time here): a short grace period.
+    workload("StatefulSet", "db", [{"name": "db", "image": "postgres:16"}], replicas=2, spec={"serviceName": "db"},
+             pod_spec={"terminationGracePeriodSeconds": 1}),
+)
 
-DAEMON_SET = """\
-apiVersion: v1
-kind: Node
-metadata: {name: n1}
----
-apiVersion: v1
-kind: Node
-metadata: {name: n2}
----
-apiVersion: apps/v1
-kind: DaemonSet
-metadata: {name: agent, namespace: default}
-spec:
-  selector: {matchLabels: {app: agent}}
-  template:
-    metadata: {labels: {app: agent}}
-    spec:
-      containers: [{name: agent, image: "fluent-bit:3.0"}]
-"""
+DAEMON_SET = manifests(node("n1"), node("n2"),
+                       workload("DaemonSet", "agent", [{"name": "agent", "image": "fluent-bit:3.0"}]))
 
 
 def test_rollout_status_of_a_stateful_set_waits_until_every_pod_is_updated(served: ServeProcess) -> None:

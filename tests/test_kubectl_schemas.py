@@ -10,6 +10,8 @@ from pathlib import Path
 import pytest
 from test_http_fixtures import Served, serving
 
+from tests.manifests import example_crd
+
 # What `kubectl api-resources` lists on a kind 1.32 cluster (digest §1), minus the resources only a
 # real node or the token authenticator answers (componentstatuses, tokenreviews).
 EXPECTED_RESOURCES = {
@@ -93,28 +95,8 @@ def test_auth_can_i_and_whoami_are_answered(served: Served) -> None:
     assert served.kubectl("get", "selfsubjectaccessreviews", check=False).returncode != 0
 
 
-WIDGET_CRD = """\
-apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata: {name: widgets.example.com}
-spec:
-  group: example.com
-  names: {kind: Widget, plural: widgets, singular: widget, listKind: WidgetList}
-  scope: Namespaced
-  versions:
-  - name: v1
-    served: true
-    storage: true
-    schema:
-      openAPIV3Schema:
-        type: object
-        properties:
-          spec:
-            type: object
-            description: What the widget should be.
-            properties:
-              size: {type: integer, description: How big.}
-"""
+WIDGET_CRD = example_crd("Widget", {"size": {"type": "integer", "description": "How big."}},
+                         spec_description="What the widget should be.")
 
 
 def test_explain_reads_a_custom_resource_schema_and_apply_prunes_by_it(served: Served) -> None:

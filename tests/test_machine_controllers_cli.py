@@ -15,8 +15,9 @@ import pytest
 
 from harness.client import ApiError
 from harness.client.http import HttpClient
-from harness.kube.names.capi import BOOTSTRAP_API_VERSION, CLUSTER_API_VERSION, INFRASTRUCTURE_API_VERSION
+from harness.kube.names.capi import CLUSTER_API_VERSION, INFRASTRUCTURE_API_VERSION
 from harness.kube.names.core import DEFAULT_NAMESPACE
+from harness.world.providers.objects import fake_cluster, fake_machine
 from harness.world.world import MANAGEMENT_SIMULATORS, SIMULATORS
 from tests.test_serve_cli import _start, _stop
 
@@ -59,60 +60,11 @@ def test_the_machine_controller_runs_as_a_process_against_a_served_world(tmp_pat
         assert controllers.stdout is not None
         assert controllers.stdout.readline().strip() == "Controllers: machine"
         client = HttpClient.from_kubeconfig(kubeconfig.read_text())
-        client.create(
-            {
-                "apiVersion": INFRASTRUCTURE_API_VERSION,
-                "kind": "FakeCluster",
-                "metadata": {"name": "c1", "namespace": DEFAULT_NAMESPACE},
-            }
-        )
-        client.create(
-            {
-                "apiVersion": CLUSTER_API_VERSION,
-                "kind": "Cluster",
-                "metadata": {"name": "c1", "namespace": DEFAULT_NAMESPACE},
-                "spec": {
-                    "infrastructureRef": {"apiVersion": INFRASTRUCTURE_API_VERSION, "kind": "FakeCluster", "name": "c1"}
-                },
-            }
-        )
-        for name, labels, annotations in (("cp", {"cluster.x-k8s.io/control-plane": ""}, {}), ("m1", {}, {HOOK: ""})):
-            client.create({"apiVersion": BOOTSTRAP_API_VERSION, "kind": "FakeBootstrapConfig",
-                           "metadata": {"name": name, "namespace": DEFAULT_NAMESPACE}})
-            client.create(
-                {
-                    "apiVersion": INFRASTRUCTURE_API_VERSION,
-                    "kind": "FakeMachine",
-                    "metadata": {"name": name, "namespace": DEFAULT_NAMESPACE},
-                }
-            )
-            client.create(
-                {
-                    "apiVersion": CLUSTER_API_VERSION,
-                    "kind": "Machine",
-                    "metadata": {
-                        "name": name,
-                        "namespace": DEFAULT_NAMESPACE,
-                        "labels": labels,
-                        "annotations": annotations,
-                    },
-                    "spec": {
-                        "clusterName": "c1",
-                        "bootstrap": {
-                            "configRef": {
-                                "apiVersion": BOOTSTRAP_API_VERSION,
-                                "kind": "FakeBootstrapConfig",
-                                "name": name,
-                            }
-                        },
-                        "infrastructureRef": {
-                            "apiVersion": INFRASTRUCTURE_API_VERSION,
-                            "kind": "FakeMachine",
-                            "name": name,
-                        },
-                    },
-                }
-            )
+        for obj in fake_cluster("c1"):
+            client.create(obj)
+        for name, control_plane, annotations in (("cp", True, {}), ("m1", False, {HOOK: ""})):
+            for obj in fake_machine(name, "c1", control_plane=control_plane, annotations=annotations):
+                client.create(obj)
         _wait_for(client, lambda: ((_machine(client) or {}).get("status") or {}).get("nodeRef") is not None)
         client.delete(CLUSTER_API_VERSION, "Machine", "m1", DEFAULT_NAMESPACE)
 

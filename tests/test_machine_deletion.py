@@ -26,6 +26,7 @@ from harness.kube.names.capi import (
     PRE_TERMINATE_DELETE_HOOK_PREFIX,
 )
 from harness.kube.names.core import DEFAULT_NAMESPACE
+from harness.world.providers.objects import fake_cluster, fake_machine
 from harness.world.world import World
 
 CLUSTER = "c1"
@@ -40,27 +41,8 @@ class CapiWorld:
     def __init__(self, world: World | None = None, *, control_plane: bool = True) -> None:
         self.world = world or World()
         self.client = self.world.client()
-        self.client.create(
-            {
-                "apiVersion": INFRASTRUCTURE_API_VERSION,
-                "kind": "FakeCluster",
-                "metadata": {"name": CLUSTER, "namespace": DEFAULT_NAMESPACE},
-            }
-        )
-        self.client.create(
-            {
-                "apiVersion": CLUSTER_API_VERSION,
-                "kind": "Cluster",
-                "metadata": {"name": CLUSTER, "namespace": DEFAULT_NAMESPACE},
-                "spec": {
-                    "infrastructureRef": {
-                        "apiVersion": INFRASTRUCTURE_API_VERSION,
-                        "kind": "FakeCluster",
-                        "name": CLUSTER,
-                    }
-                },
-            }
-        )
+        for obj in fake_cluster(CLUSTER):
+            self.client.create(obj)
         self.world.settle()
         self.remote = self.world.client(WORKLOAD)
         if control_plane:
@@ -79,38 +61,10 @@ class CapiWorld:
         owner: dict[str, Any] | None = None,
     ) -> dict[str, Any]:
         """A Machine with its FakeBootstrapConfig and FakeMachine (same name), provisioned at once."""
-        self.client.create(
-            {
-                "apiVersion": BOOTSTRAP_API_VERSION,
-                "kind": "FakeBootstrapConfig",
-                "metadata": {"name": name, "namespace": DEFAULT_NAMESPACE, "annotations": bootstrap_annotations or {}},
-            }
-        )
-        self.client.create(
-            {
-                "apiVersion": INFRASTRUCTURE_API_VERSION,
-                "kind": "FakeMachine",
-                "metadata": {"name": name, "namespace": DEFAULT_NAMESPACE, "annotations": infra_annotations or {}},
-            }
-        )
-        machine_labels = dict(labels or {})
-        if control_plane:
-            machine_labels["cluster.x-k8s.io/control-plane"] = ""
-        metadata: dict[str, Any] = {"name": name, "namespace": DEFAULT_NAMESPACE, "labels": machine_labels,
-                                    "annotations": annotations or {}}
-        if owner is not None:
-            metadata["ownerReferences"] = [owner]
-        machine_spec = {
-            "clusterName": CLUSTER,
-            "bootstrap": {
-                "configRef": {"apiVersion": BOOTSTRAP_API_VERSION, "kind": "FakeBootstrapConfig", "name": name}
-            },
-            "infrastructureRef": {"apiVersion": INFRASTRUCTURE_API_VERSION, "kind": "FakeMachine", "name": name},
-        }
-        machine_spec.update(spec or {})
-        self.client.create(
-            {"apiVersion": CLUSTER_API_VERSION, "kind": "Machine", "metadata": metadata, "spec": machine_spec}
-        )
+        for obj in fake_machine(name, CLUSTER, control_plane=control_plane, labels=labels, annotations=annotations,
+                                owner=owner, spec=spec, bootstrap_annotations=bootstrap_annotations or {},
+                                infra_annotations=infra_annotations or {}):
+            self.client.create(obj)
         self.world.settle()
         return self.get(name)
 
@@ -456,15 +410,14 @@ def test_an_expired_node_drain_timeout_skips_the_rest_of_the_drain(capi: CapiWor
     assert (drained["status"], drained["reason"]) == ("False", "Draining")
 
 
+# A KubeadmControlPlane controlling a Machine, by name only (no such object exists).
+KCP_OWNER = {"apiVersion": CONTROL_PLANE_API_VERSION, "kind": "KubeadmControlPlane", "name": "cp", "uid": "kcp-uid",
+             "controller": True}
+
+
 def test_a_kcp_machine_without_the_cleanup_hook_skips_drain_and_volume_wait(capi: CapiWorld) -> None:
     capi.world.set_enabled("garbage-collector", False)  # the owner is a name only
-    owner = {
-        "apiVersion": CONTROL_PLANE_API_VERSION,
-        "kind": "KubeadmControlPlane",
-        "name": "cp",
-        "uid": "kcp-uid",
-        "controller": True,
-    }
+    owner = dict(KCP_OWNER)
     capi.machine("cp2", control_plane=True, owner=owner, annotations={f"{PRE_TERMINATE_DELETE_HOOK_PREFIX}/hold": ""})
     capi.pod("static", "cp2")
     capi.world.settle()
@@ -478,13 +431,7 @@ def test_a_kcp_machine_without_the_cleanup_hook_skips_drain_and_volume_wait(capi
 
 def test_a_kcp_machine_with_the_cleanup_hook_is_drained(capi: CapiWorld) -> None:
     capi.world.set_enabled("garbage-collector", False)  # the owner is a name only
-    owner = {
-        "apiVersion": CONTROL_PLANE_API_VERSION,
-        "kind": "KubeadmControlPlane",
-        "name": "cp",
-        "uid": "kcp-uid",
-        "controller": True,
-    }
+    owner = dict(KCP_OWNER)
     capi.machine(
         "cp2", control_plane=True, owner=owner, annotations={f"{PRE_TERMINATE_DELETE_HOOK_PREFIX}/kcp-cleanup": ""}
     )
@@ -557,23 +504,19 @@ def test_a_zero_node_deletion_timeout_retries_forever(capi: CapiWorld) -> None:
 # -- bad input ----------------------------------------------------------------------------------------------
 
 
+def _machine_on(capi: CapiWorld, name: str, infra_kind: str, infra_name: str) -> None:
+    """A Machine with a ready bootstrap secret whose infrastructure reference is ``infra_kind``/``infra_name``
+    (which need not exist, nor be served)."""
+    infra_ref = {"apiVersion": INFRASTRUCTURE_API_VERSION, "kind": infra_kind, "name": infra_name}
+    capi.client.create({
+        "apiVersion": CLUSTER_API_VERSION, "kind": "Machine",
+        "metadata": {"name": name, "namespace": DEFAULT_NAMESPACE},
+        "spec": {"clusterName": CLUSTER, "bootstrap": {"dataSecretName": "none"}, "infrastructureRef": infra_ref},
+    })
+
+
 def test_a_missing_infrastructure_machine_counts_as_deleted(capi: CapiWorld) -> None:
-    capi.client.create(
-        {
-            "apiVersion": CLUSTER_API_VERSION,
-            "kind": "Machine",
-            "metadata": {"name": "ghost", "namespace": DEFAULT_NAMESPACE},
-            "spec": {
-                "clusterName": CLUSTER,
-                "bootstrap": {"dataSecretName": "none"},
-                "infrastructureRef": {
-                    "apiVersion": INFRASTRUCTURE_API_VERSION,
-                    "kind": "FakeMachine",
-                    "name": "nowhere",
-                },
-            },
-        }
-    )
+    _machine_on(capi, "ghost", "FakeMachine", "nowhere")
     capi.world.settle()
     assert capi.get("ghost")["status"]["phase"] == "Pending"
     capi.delete("ghost")
@@ -582,18 +525,7 @@ def test_a_missing_infrastructure_machine_counts_as_deleted(capi: CapiWorld) -> 
 
 
 def test_an_infrastructure_kind_the_server_does_not_serve_waits_visibly(capi: CapiWorld) -> None:
-    capi.client.create(
-        {
-            "apiVersion": CLUSTER_API_VERSION,
-            "kind": "Machine",
-            "metadata": {"name": "odd", "namespace": DEFAULT_NAMESPACE},
-            "spec": {
-                "clusterName": CLUSTER,
-                "bootstrap": {"dataSecretName": "none"},
-                "infrastructureRef": {"apiVersion": INFRASTRUCTURE_API_VERSION, "kind": "NoSuchMachine", "name": "x"},
-            },
-        }
-    )
+    _machine_on(capi, "odd", "NoSuchMachine", "x")
     capi.world.settle()
     capi.delete("odd")
     capi.world.advance(60)

@@ -10,8 +10,9 @@ import pytest
 from controllers.machineset import rollout
 from controllers.machineset.webhooks import default_machine_deployment, validate_machine_deployment
 from harness.client import MERGE
-from harness.kube.names.capi import BOOTSTRAP_API_VERSION, CLUSTER_API_VERSION, INFRASTRUCTURE_API_VERSION
+from harness.kube.names.capi import CLUSTER_API_VERSION
 from harness.kube.names.core import DEFAULT_NAMESPACE
+from harness.world.providers.objects import fake_cluster, fake_templates, machine_template_spec
 from harness.world.world import World
 
 
@@ -60,32 +61,11 @@ def test_webhook_defaults_the_rolling_update_strategy_and_the_selector() -> None
 def _world_with_deployment(replicas: int, strategy: dict[str, Any] | None = None) -> World:
     world = World(controllers=["machine", "cluster", "machineset", "machinedeployment"])
     client = world.client()
-    client.create(
-        {
-            "apiVersion": CLUSTER_API_VERSION,
-            "kind": "Cluster",
-            "metadata": {"name": "c1", "namespace": DEFAULT_NAMESPACE},
-            "spec": {},
-        }
-    )
-    client.create(
-        {
-            "apiVersion": INFRASTRUCTURE_API_VERSION,
-            "kind": "FakeMachineTemplate",
-            "metadata": {"name": "t", "namespace": DEFAULT_NAMESPACE},
-            "spec": {"template": {"spec": {}}},
-        }
-    )
-    client.create({"apiVersion": BOOTSTRAP_API_VERSION, "kind": "FakeBootstrapConfigTemplate",
-                   "metadata": {"name": "b", "namespace": DEFAULT_NAMESPACE}, "spec": {"template": {"spec": {}}}})
+    for obj in fake_cluster("c1", infrastructure=False) + fake_templates("t", "b"):
+        client.create(obj)
     world.advance(5)
     spec: dict[str, Any] = {"clusterName": "c1", "replicas": replicas, "selector": {},
-                            "template": {"spec": {"clusterName": "c1", "version": "v1.32.0",
-                                                  "bootstrap": {"configRef": {"apiVersion": BOOTSTRAP_API_VERSION,
-                                                                              "kind": "FakeBootstrapConfigTemplate",
-                                                                              "name": "b"}},
-                                                  "infrastructureRef": {"apiVersion": INFRASTRUCTURE_API_VERSION,
-                                                                        "kind": "FakeMachineTemplate", "name": "t"}}}}
+                            "template": {"spec": machine_template_spec("c1", "v1.32.0", "t", "b")}}
     if strategy is not None:
         spec["strategy"] = strategy
     client.create(

@@ -15,30 +15,16 @@ from harness.client import MERGE, find_in
 from harness.kube.errors import StatusError
 from harness.kube.names.capi import BOOTSTRAP_API_VERSION, CLUSTER_API_VERSION, INFRASTRUCTURE_API_VERSION
 from harness.kube.names.core import DEFAULT_NAMESPACE
+from harness.world.providers.objects import fake_cluster, fake_templates, machine_template_spec
 from harness.world.world import SYSTEM_USER, World
 
 
 def _world_with_machine_set(replicas: int, **spec: Any) -> World:
     world = World(controllers=["machine", "cluster", "machineset"])
     client = world.client()
-    client.create(
-        {
-            "apiVersion": CLUSTER_API_VERSION,
-            "kind": "Cluster",
-            "metadata": {"name": "c1", "namespace": DEFAULT_NAMESPACE},
-            "spec": {},
-        }
-    )
-    client.create(
-        {
-            "apiVersion": INFRASTRUCTURE_API_VERSION,
-            "kind": "FakeMachineTemplate",
-            "metadata": {"name": "t", "namespace": DEFAULT_NAMESPACE},
-            "spec": {"template": {"metadata": {"labels": {"tier": "worker"}}, "spec": {}}},
-        }
-    )
-    client.create({"apiVersion": BOOTSTRAP_API_VERSION, "kind": "FakeBootstrapConfigTemplate",
-                   "metadata": {"name": "b", "namespace": DEFAULT_NAMESPACE}, "spec": {"template": {"spec": {}}}})
+    worker = {"metadata": {"labels": {"tier": "worker"}}, "spec": {}}
+    for obj in fake_cluster("c1", infrastructure=False) + fake_templates("t", "b", infra_template=worker):
+        client.create(obj)
     world.advance(5)
     client.create(
         {
@@ -52,22 +38,7 @@ def _world_with_machine_set(replicas: int, **spec: Any) -> World:
                 **spec,
                 "template": {
                     "metadata": {"annotations": {"note": "x"}},
-                    "spec": {
-                        "clusterName": "c1",
-                        "version": "v1.32.0",
-                        "bootstrap": {
-                            "configRef": {
-                                "apiVersion": BOOTSTRAP_API_VERSION,
-                                "kind": "FakeBootstrapConfigTemplate",
-                                "name": "b",
-                            }
-                        },
-                        "infrastructureRef": {
-                            "apiVersion": INFRASTRUCTURE_API_VERSION,
-                            "kind": "FakeMachineTemplate",
-                            "name": "t",
-                        },
-                    },
+                    "spec": machine_template_spec("c1", "v1.32.0", "t", "b"),
                 },
             },
         }

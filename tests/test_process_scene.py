@@ -14,7 +14,6 @@ from harness.client import ApiError, Controller, Manager, Request, Result
 from harness.client.remote import run_controlled
 from harness.clock import EPOCH, Scheduler, VirtualClock
 from harness.kube.names.capi import (
-    BOOTSTRAP_API_VERSION,
     CLUSTER_API_VERSION,
     INFRASTRUCTURE_API_VERSION,
     MACHINES_RESOURCE,
@@ -22,6 +21,7 @@ from harness.kube.names.capi import (
 from harness.kube.names.core import DEFAULT_NAMESPACE
 from harness.targets.process import CONTROLLER_USER, ControllerProcess, ControllerProcessError, ProcessScene
 from harness.world.http_scene import WorldServer
+from harness.world.providers.objects import fake_machine
 from harness.world.scene import InProcessScene, Scene
 from harness.world.world import World
 
@@ -44,39 +44,8 @@ def scene(server: WorldServer) -> Iterator[ProcessScene]:
 def _create_machine(scene: Scene, name: str, *, labels: dict[str, str] | None = None,
                     annotations: dict[str, str] | None = None) -> None:
     client = scene.client()
-    client.create(
-        {
-            "apiVersion": INFRASTRUCTURE_API_VERSION,
-            "kind": "FakeMachine",
-            "metadata": {"name": name, "namespace": DEFAULT_NAMESPACE},
-        }
-    )
-    client.create(
-        {
-            "apiVersion": BOOTSTRAP_API_VERSION,
-            "kind": "FakeBootstrapConfig",
-            "metadata": {"name": name, "namespace": DEFAULT_NAMESPACE},
-        }
-    )
-    client.create(
-        {
-            "apiVersion": CLUSTER_API_VERSION,
-            "kind": "Machine",
-            "metadata": {
-                "name": name,
-                "namespace": DEFAULT_NAMESPACE,
-                "labels": labels or {},
-                "annotations": annotations or {},
-            },
-            "spec": {
-                "clusterName": "c1",
-                "bootstrap": {
-                    "configRef": {"apiVersion": BOOTSTRAP_API_VERSION, "kind": "FakeBootstrapConfig", "name": name}
-                },
-                "infrastructureRef": {"apiVersion": INFRASTRUCTURE_API_VERSION, "kind": "FakeMachine", "name": name},
-            },
-        }
-    )
+    for obj in fake_machine(name, "c1", labels=labels, annotations=annotations):
+        client.create(obj)
 
 
 def _machine(scene: Scene, *, annotations: dict[str, str] | None = None) -> None:

@@ -12,6 +12,8 @@ from typing import Any
 import pytest
 from test_http_fixtures import Served, serving
 
+from tests.manifests import example_crd, manifests, workload
+
 APPLY = "application/apply-patch+yaml"
 CONFIG_MAP = """\
 apiVersion: v1
@@ -19,21 +21,8 @@ kind: ConfigMap
 metadata: {name: settings, namespace: default}
 data: {key: one, other: two}
 """
-DEPLOYMENT = """\
-apiVersion: apps/v1
-kind: Deployment
-metadata: {name: web, namespace: default}
-spec:
-  replicas: 2
-  selector: {matchLabels: {app: web}}
-  template:
-    metadata: {labels: {app: web}}
-    spec:
-      containers:
-      - name: nginx
-        image: nginx:1.27
-        ports: [{containerPort: 80}]
-"""
+DEPLOYMENT = manifests(workload("Deployment", "web", [{"name": "nginx", "image": "nginx:1.27",
+                                                      "ports": [{"containerPort": 80}]}], replicas=2))
 
 
 @pytest.fixture
@@ -177,36 +166,11 @@ def test_an_apply_in_another_version_is_refused_naming_both(served: Served) -> N
                                            "expected: v1")
 
 
-CRD = """\
-apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata: {name: gadgets.example.com}
-spec:
-  group: example.com
-  names: {kind: Gadget, plural: gadgets, singular: gadget, listKind: GadgetList}
-  scope: Namespaced
-  versions:
-  - name: v1
-    served: true
-    storage: true
-    schema:
-      openAPIV3Schema:
-        type: object
-        properties:
-          spec:
-            type: object
-            properties:
-              size: {type: integer}
-              ports:
-                type: array
-                x-kubernetes-list-type: map
-                x-kubernetes-list-map-keys: [port]
-                items:
-                  type: object
-                  properties:
-                    port: {type: integer}
-                    name: {type: string}
-"""
+CRD = example_crd("Gadget", {
+    "size": {"type": "integer"},
+    "ports": {"type": "array", "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["port"],
+              "items": {"type": "object", "properties": {"port": {"type": "integer"}, "name": {"type": "string"}}}},
+})
 GADGET = """\
 apiVersion: example.com/v1
 kind: Gadget

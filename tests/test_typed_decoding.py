@@ -19,6 +19,7 @@ from harness.apiserver.subresources import scale
 from harness.clock import VirtualClock
 from harness.kube.errors import StatusError
 from harness.kube.names.meta import MERGE_PATCH_CONTENT_TYPE
+from tests.manifests import crd
 
 CONTAINERS = [{"name": "c", "image": "i"}]
 LABELS = {"app": "web"}
@@ -171,14 +172,8 @@ def test_strict_refuses_an_unknown_field_in_a_patch_result_with_422(server: APIS
 
 
 def test_a_custom_resource_metadata_is_decoded_as_object_meta(server: APIServer) -> None:
-    server.create(builtins.CUSTOM_RESOURCE_DEFINITION, None, {
-        "metadata": {"name": "widgets.example.com"},
-        "spec": {"group": "example.com", "scope": "Namespaced",
-                 "names": {"plural": "widgets", "singular": "widget", "kind": "Widget", "listKind": "WidgetList"},
-                 "versions": [{"name": "v1", "served": True, "storage": True, "schema": {"openAPIV3Schema": {
-                     "type": "object",
-                     "properties": {"spec": {"type": "object", "properties": {"size": {"type": "integer"}}}}}}}]},
-    })
+    server.create(builtins.CUSTOM_RESOURCE_DEFINITION, None,
+                  crd("Widget", spec_properties={"size": {"type": "integer"}}))
     rt = server.registry.by_plural("example.com", "v1", "widgets")
     err = _refused(lambda: server.create(rt, "default", {"metadata": {"name": 5}}))
     assert (err.code, err.reason, err.message) == (

@@ -34,16 +34,12 @@ from controllers.cluster.phases import (
 from controllers.cluster.status import update_status
 from controllers.machine import conditions as cond
 from controllers.machine.api import is_control_plane_machine, is_deleting, meta
-from controllers.machine.errors import ReconcileError, aggregate
+from controllers.machine.errors import ReconcileError, aggregate, run_phases
+from controllers.machine.reconciler import ClusterApiReconciler
 from harness.client import (
-    ApiError,
     Client,
-    Controller,
-    EventRecorder,
     Request,
     Result,
-    add_finalizer,
-    find_in,
     owner_mapper,
 )
 from harness.kube.names.capi import (
@@ -55,15 +51,14 @@ from harness.kube.names.capi import (
 )
 
 
-class ClusterController(Controller):
+class ClusterController(ClusterApiReconciler):
     """Reconciles ``cluster.x-k8s.io/v1beta1`` Clusters of the management cluster."""
 
     name = "cluster"
+    event_component = EVENT_COMPONENT
 
     def __init__(self, client: Client) -> None:
-        super().__init__()
-        self.client = client
-        self.recorder = EventRecorder(client, EVENT_COMPONENT)
+        super().__init__(client)
         self._owner_mapper = owner_mapper(CLUSTER_KIND)
         # Clusters whose control plane is initialized (from the Cluster watch): their Machines need not wake them.
         self._initialized: set[tuple[str, str]] = set()
@@ -97,11 +92,8 @@ class ClusterController(Controller):
         self.watch(self.client, api_version, kind, self._owner_mapper)
 
     def reconcile(self, request: Request) -> Result | None:
-        cluster = find_in(self.client, CLUSTER_API_VERSION, CLUSTER_KIND, request.name, request.namespace)
+        cluster = self.get_with_finalizer(CLUSTER_KIND, request, CLUSTER_FINALIZER)
         if cluster is None:
-            return None
-        if add_finalizer(self.client, cluster, CLUSTER_FINALIZER):
-            # Added first, so that a deletion can never race ahead of it.
             return None
         original = cluster
         s = Scope(client=self.client, recorder=self.recorder, cluster=copy_json(cluster), now=self.now(),
@@ -117,19 +109,7 @@ class ClusterController(Controller):
             phases = []  # waiting for the topology controller to create and reference the objects
         else:
             phases.append(lambda: reconcile_control_plane_initialized(s))
-        requeue: float | None = None
-        errors: list[str] = []
-        for phase in phases:
-            try:
-                after = phase()
-            except ReconcileError as err:
-                errors.append(str(err))
-                continue
-            except ApiError as err:
-                errors.append(err.message)
-                continue
-            if after and not errors:
-                requeue = after if requeue is None else min(requeue, after)
+        errors, requeue = run_phases(phases)
         update_status(s, failed=bool(errors))
         write(self.client, original, s.cluster)
         if errors:

@@ -129,6 +129,27 @@ def _external(s: Scope, ref: dict[str, Any]) -> dict[str, Any]:
     return obj
 
 
+def _existing_external(s: Scope, ref: dict[str, Any]) -> dict[str, Any] | None:
+    """:func:`_external`, or None when the referenced object does not exist; any other failure is a
+    :class:`ReconcileError`."""
+    try:
+        return _external(s, ref)
+    except ApiError as err:
+        if not _missing(err):
+            raise ReconcileError(err.message) from err
+        return None
+
+
+def _external_gone(ref: dict[str, Any], *, deleting: bool, was_ready: bool) -> float | None:
+    """What a missing infrastructure cluster or control plane means: nothing for a deleting Cluster, an
+    error once it had been ready, else wait for it to appear."""
+    if deleting:
+        return None
+    if was_ready:
+        raise ReconcileError(DELETED_AFTER_READY_ERROR.format(kind=ref.get("kind", "")))
+    return EXTERNAL_READY_WAIT
+
+
 def _endpoint_valid(endpoint: Any) -> bool:
     """``APIEndpoint.IsValid``: a host and a port."""
     return isinstance(endpoint, dict) and bool(endpoint.get("host")) and bool(endpoint.get("port"))
@@ -150,17 +171,10 @@ def reconcile_infrastructure(s: Scope) -> float | None:
             s.status["infrastructureReady"] = True
             cond.mark_true(s.cluster, cond.INFRASTRUCTURE_READY, s.now)
         return None
-    try:
-        obj = _external(s, ref)
-    except ApiError as err:
-        if not _missing(err):
-            raise ReconcileError(err.message) from err
+    obj = _existing_external(s, ref)
+    if obj is None:
         s.infra_cluster_not_found = True
-        if deleting:
-            return None
-        if s.status.get("infrastructureReady"):
-            raise ReconcileError(DELETED_AFTER_READY_ERROR.format(kind=ref.get("kind", ""))) from err
-        return EXTERNAL_READY_WAIT
+        return _external_gone(ref, deleting=deleting, was_ready=bool(s.status.get("infrastructureReady")))
     s.infra_cluster = obj
     ready = bool((obj.get("status") or {}).get("ready"))
     if deleting:
@@ -191,17 +205,10 @@ def reconcile_control_plane(s: Scope) -> float | None:
     if not ref:
         return None
     deleting = is_deleting(s.cluster)
-    try:
-        obj = _external(s, ref)
-    except ApiError as err:
-        if not _missing(err):
-            raise ReconcileError(err.message) from err
+    obj = _existing_external(s, ref)
+    if obj is None:
         s.control_plane_not_found = True
-        if deleting:
-            return None
-        if s.status.get("controlPlaneReady"):
-            raise ReconcileError(DELETED_AFTER_READY_ERROR.format(kind=ref.get("kind", ""))) from err
-        return EXTERNAL_READY_WAIT
+        return _external_gone(ref, deleting=deleting, was_ready=bool(s.status.get("controlPlaneReady")))
     s.control_plane = obj
     obj_status = obj.get("status") or {}
     ready = bool(obj_status.get("ready"))

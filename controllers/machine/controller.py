@@ -21,20 +21,19 @@ from controllers.machine import conditions as cond
 from controllers.machine.api import PAUSED_ANNOTATION, annotations, is_control_plane_machine, is_deleting, key, meta
 from controllers.machine.cluster_cache import ClusterCache
 from controllers.machine.deletion import reconcile_delete
-from controllers.machine.errors import ReconcileError, aggregate, go_quote
+from controllers.machine.errors import ReconcileError, aggregate, go_quote, run_phases
 from controllers.machine.phases import (
     reconcile_bootstrap,
     reconcile_infrastructure,
     reconcile_node,
     reconcile_owner_and_labels,
 )
+from controllers.machine.reconciler import ClusterApiReconciler
 from controllers.machine.scope import Scope
 from harness.client import (
     MERGE,
     ApiError,
     Client,
-    Controller,
-    EventRecorder,
     Request,
     Result,
     add_finalizer,
@@ -97,15 +96,14 @@ def _phase(machine: dict[str, Any]) -> str:
     return str(phase)
 
 
-class MachineController(Controller):
+class MachineController(ClusterApiReconciler):
     """Reconciles ``cluster.x-k8s.io/v1beta1`` Machines of the management cluster."""
 
     name = "machine"
+    event_component = EVENT_COMPONENT
 
     def __init__(self, client: Client) -> None:
-        super().__init__()
-        self.client = client
-        self.recorder = EventRecorder(client, EVENT_COMPONENT)
+        super().__init__(client)
         self.clusters = ClusterCache(client)
         self._machines: dict[tuple[str, str], MachineSummary] = {}
         self._by_cluster: dict[tuple[str, str], set[str]] = {}
@@ -247,20 +245,8 @@ class MachineController(Controller):
         ]
         if is_deleting(machine):
             phases.append(lambda: reconcile_delete(s))
-        requeue: float | None = None
-        errors: list[str] = []
         # Every phase runs even after an earlier one failed (doReconcile); errors are aggregated.
-        for phase in phases:
-            try:
-                after = phase()
-            except (ReconcileError, ConnectionError) as err:
-                errors.append(str(err))
-                continue
-            except ApiError as err:
-                errors.append(err.message)
-                continue
-            if after and not errors:
-                requeue = after if requeue is None else min(requeue, after)
+        errors, requeue = run_phases(phases, also=(ConnectionError,))
         self._finish_status(s, failed=bool(errors))
         self._write(s)
         if errors:

@@ -4,7 +4,14 @@ with back-off, and the text is what conditions and events show."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from harness.kube.errors import FieldError, StatusError, invalid_object
+from harness.kube.names.meta import ADMISSION_DENIED_MESSAGE
+from harness.kube.validation import go_quote  # Go's %q, written once in harness.kube
+
+__all__ = ["ReconcileError", "aggregate", "go_quote", "run_phases", "webhook_denied", "wrap"]
 
 
 class ReconcileError(Exception):
@@ -24,7 +31,32 @@ def aggregate(messages: Iterable[str]) -> str:
     return "[" + ", ".join(unique) + "]"
 
 
-def go_quote(text: str) -> str:
-    """Go's ``%q`` of a string (the ASCII escapes the controller's strings need)."""
-    escaped = text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("\t", "\\t")
-    return f'"{escaped}"'
+def webhook_denied(webhook: str, kind: str, group: str, obj: dict[str, Any], errs: list[FieldError]) -> StatusError:
+    """A validating webhook's ``apierrors.NewInvalid`` as kube-apiserver relays it (``ToStatusErr``): 422
+    ``Invalid`` with the causes, the message prefixed with ``admission webhook "<name>" denied the request: ``."""
+    err = invalid_object(kind, group, str((obj.get("metadata") or {}).get("name", "")), errs)
+    err.status["message"] = ADMISSION_DENIED_MESSAGE.format(name=go_quote(webhook), message=err.status["message"])
+    return StatusError(err.status)
+
+
+def run_phases(
+    phases: Iterable[Callable[[], float | None]], *, also: tuple[type[Exception], ...] = ()
+) -> tuple[list[str], float | None]:
+    """Cluster API's ``doReconcile``: every phase runs even after an earlier one failed; returns the error
+    texts (a :class:`ReconcileError` or an ``also`` exception by its ``str``, an API error by its message)
+    and the shortest requeue the phases asked for before the first failure."""
+    errors: list[str] = []
+    requeue: float | None = None
+    for phase in phases:
+        try:
+            after = phase()
+        except (ReconcileError, *also) as err:
+            errors.append(str(err))
+            continue
+        except StatusError as err:
+            errors.append(err.message)
+            continue
+        if after and not errors:
+            requeue = after if requeue is None else min(requeue, after)
+    return errors, requeue
+

@@ -22,17 +22,18 @@ at most 63 characters, its prefix at most 253.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 from controllers.machine import drain_rules
 from controllers.machine.api import DEFAULT_NODE_DELETION_TIMEOUT, MACHINE_POOL_NAME_LABEL, meta
-from controllers.machine.errors import go_quote
+from controllers.machine.errors import webhook_denied
 from harness.apiserver import crd
 from harness.apiserver.resources import ResourceType
 from harness.kube import errors as api_errors
-from harness.kube.errors import FieldError, StatusError
+from harness.kube.errors import FieldError
 from harness.kube.names.capi import CLUSTER_API_GROUP, CLUSTER_NAME_LABEL, MACHINE_DRAIN_RULE_KIND, MACHINE_KIND
-from harness.kube.names.meta import ADMISSION_DENIED_MESSAGE, CREATE, UPDATE
+from harness.kube.names.meta import CREATE, UPDATE
 from harness.kube.validation import FIELD_IMMUTABLE_MSG
 
 # Webhook names (config/webhook/manifests.yaml) and how kube-apiserver words a denial.
@@ -59,25 +60,12 @@ RULE_LIST_MAX_ITEMS = 32
 RULE_ENTRY_MIN_PROPERTIES = 1
 
 
-def _denied(webhook: str, rt: ResourceType, obj: dict[str, Any], errs: list[FieldError]) -> StatusError:
-    """The webhook's ``apierrors.NewInvalid`` as kube-apiserver relays it (``ToStatusErr``): 422 ``Invalid``
-    with the causes, the message prefixed with ``admission webhook "<name>" denied the request: ``."""
-    err = api_errors.invalid_object(rt.kind, rt.group, str(meta(obj).get("name", "")), errs)
-    err.status["message"] = ADMISSION_DENIED_MESSAGE.format(name=go_quote(webhook), message=err.status["message"])
-    return StatusError(err.status)
-
-
 # -- Machine ---------------------------------------------------------------------------------------
 
 
-def default_machine(machine: dict[str, Any]) -> None:
-    """The Machine defaulting webhook, in place."""
-    metadata = machine.setdefault("metadata", {})
-    spec = machine.setdefault("spec", {})
-    labels = dict(metadata.get("labels") or {})
-    labels[CLUSTER_NAME_LABEL] = str(spec.get("clusterName", ""))
-    metadata["labels"] = labels
-    namespace = metadata.get("namespace", "")
+def default_machine_spec(spec: dict[str, Any], namespace: str) -> None:
+    """What defaulting does to a Machine's spec, also a MachineSet's or MachineDeployment's template spec,
+    in place: the bootstrap and infrastructure references in ``namespace``, a ``v`` before the version."""
     config_ref = (spec.get("bootstrap") or {}).get("configRef")
     if isinstance(config_ref, dict) and not config_ref.get("namespace"):
         config_ref["namespace"] = namespace
@@ -87,6 +75,16 @@ def default_machine(machine: dict[str, Any]) -> None:
     version = spec.get("version")
     if isinstance(version, str) and not version.startswith("v"):
         spec["version"] = "v" + version
+
+
+def default_machine(machine: dict[str, Any]) -> None:
+    """The Machine defaulting webhook, in place."""
+    metadata = machine.setdefault("metadata", {})
+    spec = machine.setdefault("spec", {})
+    labels = dict(metadata.get("labels") or {})
+    labels[CLUSTER_NAME_LABEL] = str(spec.get("clusterName", ""))
+    metadata["labels"] = labels
+    default_machine_spec(spec, metadata.get("namespace", ""))
     if spec.get("nodeDeletionTimeout") is None:
         spec["nodeDeletionTimeout"] = DEFAULT_NODE_DELETION_TIMEOUT
 
@@ -120,7 +118,7 @@ def validate_machine(machine: dict[str, Any], old: dict[str, Any] | None) -> lis
     return errs
 
 
-def _status_only(new: dict[str, Any], old: dict[str, Any]) -> bool:
+def status_only(new: dict[str, Any], old: dict[str, Any]) -> bool:
     """Whether an update changes nothing but status (what the status subresource writes)."""
     if new.get("spec") != old.get("spec"):
         return False
@@ -128,21 +126,36 @@ def _status_only(new: dict[str, Any], old: dict[str, Any]) -> bool:
     return all(meta(new).get(f) == meta(old).get(f) for f in fields)
 
 
-def admit_machine(
-    operation: str, rt: ResourceType, new: dict[str, Any] | None, old: dict[str, Any] | None
-) -> list[FieldError]:
-    """Admission plugin for Machines: default, then validate (creates and updates)."""
-    if new is None or operation not in (CREATE, UPDATE):
+Admit = Callable[[str, ResourceType, "dict[str, Any] | None", "dict[str, Any] | None"], list[FieldError]]
+
+
+def webhook_admitter(
+    webhook: str,
+    default: Callable[[dict[str, Any]], None],
+    validate: Callable[[dict[str, Any], dict[str, Any] | None], list[FieldError]],
+) -> Admit:
+    """An admission plugin playing a Cluster API defaulting and validating webhook pair for one kind:
+    on creates and updates (not status writes, the webhooks are registered for the kind, not its status
+    subresource), once the schema accepts the object, ``default`` it in place, then ``validate`` it
+    (against the old object on an update) and deny with :func:`webhook_denied`."""
+    def admit(operation: str, rt: ResourceType, new: dict[str, Any] | None,
+              old: dict[str, Any] | None) -> list[FieldError]:
+        if new is None or operation not in (CREATE, UPDATE):
+            return []
+        if operation == UPDATE and old is not None and status_only(new, old):
+            return []
+        if rt.schema and crd.validate_against_schema(new, rt.schema):
+            return []  # the schema's own errors are reported; webhooks never see such an object
+        default(new)
+        errs = validate(new, old if operation == UPDATE else None)
+        if errs:
+            raise webhook_denied(webhook, rt.kind, rt.group, new, errs)
         return []
-    if operation == UPDATE and old is not None and _status_only(new, old):
-        return []  # the webhooks are registered for machines, not machines/status
-    if rt.schema and crd.validate_against_schema(new, rt.schema):
-        return []  # the schema's own errors are reported; webhooks never see such an object
-    default_machine(new)
-    errs = validate_machine(new, old if operation == UPDATE else None)
-    if errs:
-        raise _denied(MACHINE_VALIDATION_WEBHOOK, rt, new, errs)
-    return []
+
+    return admit
+
+
+admit_machine = webhook_admitter(MACHINE_VALIDATION_WEBHOOK, default_machine, validate_machine)
 
 
 # -- MachineDrainRule ------------------------------------------------------------------------------
@@ -197,7 +210,7 @@ def admit_machine_drain_rule(
         return schema_errs
     errs = validate_machine_drain_rule(new)
     if errs:
-        raise _denied(MACHINE_DRAIN_RULE_VALIDATION_WEBHOOK, rt, new, errs)
+        raise webhook_denied(MACHINE_DRAIN_RULE_VALIDATION_WEBHOOK, rt.kind, rt.group, new, errs)
     return []
 
 

@@ -38,6 +38,7 @@ from controllers.cluster.patch import copy_json, write
 from controllers.machine import conditions as cond
 from controllers.machine.api import is_deleting, labels, meta
 from controllers.machine.errors import ReconcileError, go_quote
+from controllers.machine.reconciler import ClusterApiReconciler
 from controllers.machineset import rollout
 from controllers.machineset.api import (
     DESIRED_REPLICAS_ANNOTATION,
@@ -71,12 +72,8 @@ from harness.client import (
     WARNING,
     ApiError,
     Client,
-    Controller,
-    EventRecorder,
     Request,
     Result,
-    add_finalizer,
-    find_in,
 )
 from harness.kube.names.capi import (
     CLUSTER_API_VERSION,
@@ -130,15 +127,14 @@ class Scope:
         return self.md.setdefault("spec", {})  # type: ignore[no-any-return]
 
 
-class MachineDeploymentController(Controller):
+class MachineDeploymentController(ClusterApiReconciler):
     """Reconciles ``cluster.x-k8s.io/v1beta1`` MachineDeployments of the management cluster."""
 
     name = "machinedeployment"
+    event_component = EVENT_COMPONENT
 
     def __init__(self, client: Client) -> None:
-        super().__init__()
-        self.client = client
-        self.recorder = EventRecorder(client, EVENT_COMPONENT)
+        super().__init__(client)
         # (namespace, name) -> cluster name of every MachineDeployment, from the watch.
         self._deployments: dict[tuple[str, str], str] = {}
 
@@ -171,10 +167,8 @@ class MachineDeploymentController(Controller):
     # -- reconcile ---------------------------------------------------------------------------------
 
     def reconcile(self, request: Request) -> Result | None:
-        md = find_in(self.client, CLUSTER_API_VERSION, MACHINE_DEPLOYMENT_KIND, request.name, request.namespace)
+        md = self.get_with_finalizer(MACHINE_DEPLOYMENT_KIND, request, MACHINE_DEPLOYMENT_FINALIZER)
         if md is None:
-            return None
-        if add_finalizer(self.client, md, MACHINE_DEPLOYMENT_FINALIZER):
             return None
         cluster = get_cluster(self.client, md)
         s = Scope(md=copy_json(md), cluster=cluster, now=self.now())

@@ -33,7 +33,8 @@ from controllers.cluster.patch import copy_json, write
 from controllers.machine import conditions as cond
 from controllers.machine.api import has_owner, is_deleting, labels, meta
 from controllers.machine.cluster_cache import ClusterCache
-from controllers.machine.errors import ReconcileError, aggregate, go_quote
+from controllers.machine.errors import ReconcileError, aggregate, go_quote, run_phases
+from controllers.machine.reconciler import ClusterApiReconciler
 from controllers.machineset import delete_policy
 from controllers.machineset.api import (
     BOOTSTRAP_TEMPLATE_CLONING_FAILED_REASON,
@@ -62,12 +63,8 @@ from harness.client import (
     WARNING,
     ApiError,
     Client,
-    Controller,
-    EventRecorder,
     Request,
     Result,
-    add_finalizer,
-    find_in,
 )
 from harness.clock import parse_rfc3339
 from harness.kube.names.capi import (
@@ -157,15 +154,14 @@ def _node_ready(node: dict[str, Any] | None) -> tuple[bool, float]:
     return False, 0.0
 
 
-class MachineSetController(Controller):
+class MachineSetController(ClusterApiReconciler):
     """Reconciles ``cluster.x-k8s.io/v1beta1`` MachineSets of the management cluster."""
 
     name = "machineset"
+    event_component = EVENT_COMPONENT
 
     def __init__(self, client: Client) -> None:
-        super().__init__()
-        self.client = client
-        self.recorder = EventRecorder(client, EVENT_COMPONENT)
+        super().__init__(client)
         self.clusters = ClusterCache(client)
         # (namespace, name) -> (cluster name, selector) of every MachineSet, from the watch.
         self._sets: dict[tuple[str, str], tuple[str, dict[str, Any]]] = {}
@@ -207,10 +203,8 @@ class MachineSetController(Controller):
     # -- reconcile ---------------------------------------------------------------------------------
 
     def reconcile(self, request: Request) -> Result | None:
-        ms = find_in(self.client, CLUSTER_API_VERSION, MACHINE_SET_KIND, request.name, request.namespace)
+        ms = self.get_with_finalizer(MACHINE_SET_KIND, request, MACHINE_SET_FINALIZER)
         if ms is None:
-            return None
-        if add_finalizer(self.client, ms, MACHINE_SET_FINALIZER):
             return None
         cluster = get_cluster(self.client, ms)
         s = Scope(cluster=cluster, machine_set=copy_json(ms), now=self.now())
@@ -218,24 +212,12 @@ class MachineSetController(Controller):
             write(self.client, ms, s.machine_set)
             return None
 
-        errors: list[str] = []
-        requeue: float | None = None
         phases = [self._owner_and_labels, self._get_and_adopt_machines]
         if is_deleting(ms):
             phases.append(self._reconcile_delete)
         else:
             phases += [self._sync_machines, self._sync_replicas]
-        for phase in phases:
-            try:
-                after = phase(s)
-            except ReconcileError as err:
-                errors.append(str(err))
-                continue
-            except ApiError as err:
-                errors.append(err.message)
-                continue
-            if after and not errors:
-                requeue = after if requeue is None else min(requeue, after)
+        errors, requeue = run_phases([lambda phase=phase: phase(s) for phase in phases])
         try:
             self._reconcile_status(s)
         except ReconcileError as err:

@@ -23,7 +23,7 @@ from typing import Any
 
 from controllers.machine.api import meta
 from controllers.machine.errors import go_quote
-from controllers.machine.webhooks import INVALID_VERSION, KUBE_SEMVER
+from controllers.machine.webhooks import INVALID_VERSION, KUBE_SEMVER, default_machine_spec, webhook_admitter
 from controllers.machineset.api import (
     DELETE_POLICY_RANDOM,
     MAX_NAME_LENGTH,
@@ -32,10 +32,8 @@ from controllers.machineset.api import (
     selector_matches,
     selector_string,
 )
-from harness.apiserver import crd
-from harness.apiserver.resources import ResourceType
 from harness.kube import errors as api_errors
-from harness.kube.errors import FieldError, StatusError
+from harness.kube.errors import FieldError
 from harness.kube.names.capi import (
     CLUSTER_API_GROUP,
     CLUSTER_NAME_LABEL,
@@ -44,7 +42,6 @@ from harness.kube.names.capi import (
     MACHINE_SET_KIND,
     MACHINE_SET_NAME_LABEL,
 )
-from harness.kube.names.meta import ADMISSION_DENIED_MESSAGE, CREATE, UPDATE
 from harness.kube.validation import FIELD_IMMUTABLE_MSG
 
 MACHINE_SET_VALIDATION_WEBHOOK = "validation.machineset.cluster.x-k8s.io"
@@ -75,17 +72,7 @@ def _default_common(obj: dict[str, Any]) -> None:
     if spec.get("replicas") is None:
         spec["replicas"] = DEFAULT_REPLICAS
     template = _template(obj)
-    template_spec = template.setdefault("spec", {})
-    version = template_spec.get("version")
-    if isinstance(version, str) and not version.startswith("v"):
-        template_spec["version"] = "v" + version
-    namespace = metadata.get("namespace", "")
-    config_ref = (template_spec.get("bootstrap") or {}).get("configRef")
-    if isinstance(config_ref, dict) and not config_ref.get("namespace"):
-        config_ref["namespace"] = namespace
-    infra_ref = template_spec.get("infrastructureRef")
-    if isinstance(infra_ref, dict) and not infra_ref.get("namespace"):
-        infra_ref["namespace"] = namespace
+    default_machine_spec(template.setdefault("spec", {}), metadata.get("namespace", ""))
     selector = spec.get("selector")
     if not isinstance(selector, dict):
         selector = spec["selector"] = {}
@@ -200,36 +187,8 @@ def validate_machine_deployment(md: dict[str, Any], old: dict[str, Any] | None) 
     return errs
 
 
-def _status_only(new: dict[str, Any], old: dict[str, Any]) -> bool:
-    if new.get("spec") != old.get("spec"):
-        return False
-    return all(meta(new).get(f) == meta(old).get(f) for f in ("labels", "annotations", "finalizers", "ownerReferences"))
-
-
-def _admitter(webhook: str, default: Any, validate: Any) -> Any:
-    def admit(operation: str, rt: ResourceType, new: dict[str, Any] | None,
-              old: dict[str, Any] | None) -> list[FieldError]:
-        if new is None or operation not in (CREATE, UPDATE):
-            return []
-        if operation == UPDATE and old is not None and _status_only(new, old):
-            return []  # the webhooks are registered for the kind, not its status subresource
-        if rt.schema and crd.validate_against_schema(new, rt.schema):
-            return []  # the schema's own errors are reported; webhooks never see such an object
-        default(new)
-        errs = validate(new, old if operation == UPDATE else None)
-        if errs:
-            err = api_errors.invalid_object(rt.kind, rt.group, str(meta(new).get("name", "")), errs)
-            err.status["message"] = ADMISSION_DENIED_MESSAGE.format(
-                name=go_quote(webhook), message=err.status["message"]
-            )
-            raise StatusError(err.status)
-        return []
-
-    return admit
-
-
-admit_machine_set = _admitter(MACHINE_SET_VALIDATION_WEBHOOK, default_machine_set, validate_machine_set)
-admit_machine_deployment = _admitter(MACHINE_DEPLOYMENT_VALIDATION_WEBHOOK, default_machine_deployment,
+admit_machine_set = webhook_admitter(MACHINE_SET_VALIDATION_WEBHOOK, default_machine_set, validate_machine_set)
+admit_machine_deployment = webhook_admitter(MACHINE_DEPLOYMENT_VALIDATION_WEBHOOK, default_machine_deployment,
                                      validate_machine_deployment)
 
 # (API group, kind, plugin) for the composition root to install on the management cluster.

@@ -34,7 +34,6 @@ from controllers.rollout.api import (
     CONTROLLER_HASH_LABEL,
     CONTROLLER_REVISION,
     CONTROLLER_REVISION_HASH_LABEL,
-    HOOK_OWNER_KIND_LABEL,
     ON_DELETE,
     meta,
     namespaced_name,
@@ -50,7 +49,7 @@ from controllers.rollout.controller_revisions import (
     truncate_history,
 )
 from controllers.rollout.fenceposts import daemon_set_fenceposts
-from controllers.rollout.hooks import Gate, HookRunner, Revision, job_mapper, read_state
+from controllers.rollout.hooks import Gate, HookedController, Revision, read_state, requeue_for
 from controllers.rollout.pods import (
     NODE,
     POD,
@@ -61,10 +60,9 @@ from controllers.rollout.pods import (
     is_terminating,
 )
 from controllers.rollout.status import with_hook_condition, write_status
-from harness.client import NORMAL, WARNING, ApiError, Client, Controller, EventRecorder, Request, Result, find_in
+from harness.client import NORMAL, WARNING, ApiError, Client, Request, Result, find_in
 from harness.client import owner_mapper as _owner_mapper
 from harness.kube.names.apps import APPS_V1, DAEMON_SET
-from harness.kube.names.batch import BATCH_V1, JOB
 from harness.kube.names.core import NO_EXECUTE, NO_SCHEDULE
 from harness.kube.names.events import (
     CREATED_POD_MESSAGE,
@@ -146,16 +144,15 @@ def _oldest_first(pods: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return sorted(pods, key=lambda p: (meta(p).get("creationTimestamp") or "", meta(p).get("name", "")))
 
 
-class DaemonSetController(Controller):
+class DaemonSetController(HookedController):
     """Reconciles DaemonSets (see the module docstring)."""
 
     name = "daemonset"
+    kind = DAEMON_SET
+    component = COMPONENT
 
     def __init__(self, client: Client) -> None:
-        super().__init__()
-        self.client = client
-        self.events = EventRecorder(client, COMPONENT)
-        self.hooks = HookRunner(client, self.events)
+        super().__init__(client)
         self._known: set[Request] = set()
 
     def setup(self) -> None:
@@ -163,8 +160,7 @@ class DaemonSetController(Controller):
         self.watch(self.client, V1, POD, _owner_mapper(DAEMON_SET))
         self.watch(self.client, APPS_V1, CONTROLLER_REVISION, _owner_mapper(DAEMON_SET))
         self.watch(self.client, V1, NODE, self._every_daemon_set)
-        self.watch(self.client, BATCH_V1, JOB, job_mapper(DAEMON_SET),
-                   label_selector=f"{HOOK_OWNER_KIND_LABEL}={DAEMON_SET}")
+        self.watch_hook_jobs()
 
     def _on_daemon_set(self, event: str, ds: dict[str, Any]) -> list[Request]:
         """Remember which DaemonSets exist (a Node event concerns all of them, and Nodes change often)."""
@@ -352,11 +348,7 @@ class DaemonSetController(Controller):
         self.events.event(ds, NORMAL, SUCCESSFUL_CREATE, CREATED_POD_MESSAGE.format(name=meta(created)["name"]))
 
     def _delete(self, ds: dict[str, Any], pod: dict[str, Any]) -> None:
-        try:
-            self.client.delete(V1, POD, meta(pod)["name"], meta(pod).get("namespace"))
-        except ApiError as err:
-            if err.code != 404:
-                raise
+        if not self.delete_pod(pod):
             return
         self.events.event(ds, NORMAL, SUCCESSFUL_DELETE, DELETED_POD_MESSAGE.format(name=meta(pod)["name"]))
 
@@ -399,8 +391,4 @@ class DaemonSetController(Controller):
         live_names = {meta(cr)["name"] for cr in history.revisions
                       if (meta(cr).get("labels") or {}).get(CONTROLLER_HASH_LABEL) in live_hashes}
         truncate_history(self.client, ds, history, live_names)
-        if gate.retry:
-            return Result(requeue=True)
-        if wait is not None:
-            return Result(requeue_after=wait)
-        return None
+        return requeue_for(gate, wait)

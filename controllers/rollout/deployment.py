@@ -34,7 +34,6 @@ from controllers.rollout.api import (
     DEPLOYMENT,
     DEPRECATED_ROLLBACK_TO_ANNOTATION,
     DESIRED_REPLICAS_ANNOTATION,
-    HOOK_OWNER_KIND_LABEL,
     HOOK_STATE_ANNOTATION,
     MAX_REPLICAS_ANNOTATION,
     RECREATE,
@@ -52,15 +51,14 @@ from controllers.rollout.api import (
     template_without,
 )
 from controllers.rollout.fenceposts import deployment_fenceposts
-from controllers.rollout.hooks import Gate, HookRunner, Revision, job_mapper
+from controllers.rollout.hooks import Gate, HookedController, Revision, requeue_for
 from controllers.rollout.points import resolve
 from controllers.rollout.revisions import revision_of, template_hash, templates_equal
-from harness.client import MERGE, NORMAL, ApiError, Client, Controller, EventRecorder, Request, Result, find_in
+from harness.client import MERGE, NORMAL, ApiError, Request, Result, find_in
 from harness.client import owner_mapper as _owner_mapper
 from harness.clock import parse_rfc3339
 from harness.kube.conditions import find_condition
 from harness.kube.names.apps import APPS_V1, POD_TEMPLATE_HASH_LABEL, REPLICA_SET
-from harness.kube.names.batch import BATCH_V1, JOB
 from harness.kube.names.core import CONDITION_FALSE, CONDITION_TRUE, LAST_APPLIED_CONFIGURATION_ANNOTATION
 from harness.kube.ownerrefs import is_controlled_by
 
@@ -120,22 +118,17 @@ def new_replicas_for_rolling(deployment: dict[str, Any], all_sets: list[dict[str
     return new_count + min(max_total - current, want - new_count)
 
 
-class DeploymentController(Controller):
+class DeploymentController(HookedController):
     """Reconciles Deployments (see the module docstring)."""
 
     name = "deployment"
-
-    def __init__(self, client: Client) -> None:
-        super().__init__()
-        self.client = client
-        self.events = EventRecorder(client, COMPONENT)
-        self.hooks = HookRunner(client, self.events)
+    kind = DEPLOYMENT
+    component = COMPONENT
 
     def setup(self) -> None:
         self.watch(self.client, APPS_V1, DEPLOYMENT)
         self.watch(self.client, APPS_V1, REPLICA_SET, _owner_mapper(DEPLOYMENT))
-        self.watch(self.client, BATCH_V1, JOB, job_mapper(DEPLOYMENT),
-                   label_selector=f"{HOOK_OWNER_KIND_LABEL}={DEPLOYMENT}")
+        self.watch_hook_jobs()
 
     # -- reconcile ---------------------------------------------------------------------------------------
 
@@ -483,11 +476,7 @@ class DeploymentController(Controller):
                 raise
         if cleanup and self._complete(deployment, new_status):
             self._cleanup(deployment, olds)
-        if gate.retry:
-            return Result(requeue=True)
-        if requeue is not None:
-            return Result(requeue_after=requeue)
-        return None
+        return requeue_for(gate, requeue)
 
     @staticmethod
     def _complete(deployment: dict[str, Any], new_status: dict[str, Any]) -> bool:

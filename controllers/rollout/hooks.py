@@ -60,8 +60,9 @@ from controllers.rollout.api import (
     progress_point,
     retain_policy,
 )
+from controllers.rollout.pods import POD, V1
 from controllers.rollout.points import Group, groups, resolve
-from harness.client import MERGE, NORMAL, WARNING, ApiError, Client, EventRecorder, Request, find_in
+from harness.client import MERGE, NORMAL, WARNING, ApiError, Client, Controller, EventRecorder, Request, Result, find_in
 from harness.kube.names.batch import BATCH_V1, JOB, JOB_COMPLETE, JOB_FAILED
 from harness.kube.names.core import CONDITION_FALSE, CONDITION_TRUE
 from harness.kube.names.events import FAILED_CREATE
@@ -462,3 +463,44 @@ def job_mapper(owner_kind: str) -> Any:
         return [Request(meta(job).get("namespace") or "", labels[HOOK_OWNER_NAME_LABEL])]
 
     return mapper
+
+
+class HookedController(Controller):
+    """What the workload controllers (Deployment, StatefulSet, DaemonSet) share around their hooks: the
+    client, an event recorder under the controller's ``component`` name, the :class:`HookRunner`, and the
+    watch of the hook Jobs run for ``kind``."""
+
+    kind = ""
+    component = ""
+
+    def __init__(self, client: Client) -> None:
+        super().__init__()
+        self.client = client
+        self.events = EventRecorder(client, self.component)
+        self.hooks = HookRunner(client, self.events)
+
+    def watch_hook_jobs(self) -> None:
+        """Watch the hook Jobs of this controller's kind (by their owner-kind label), to their workload."""
+        self.watch(self.client, BATCH_V1, JOB, job_mapper(self.kind),
+                   label_selector=f"{HOOK_OWNER_KIND_LABEL}={self.kind}")
+
+    def delete_pod(self, pod: dict[str, Any]) -> bool:
+        """Delete one of the workload's pods; False when it was gone already (a 404)."""
+        try:
+            self.client.delete(V1, POD, meta(pod)["name"], meta(pod).get("namespace"))
+        except ApiError as err:
+            if err.code != 404:
+                raise
+            return False
+        return True
+
+
+def requeue_for(gate: Gate, wait: float | None) -> Result | None:
+    """The end of a reconcile that ran the hooks: again at once when something only a retry fixes failed,
+    else after ``wait`` seconds when a hook or readiness is awaited."""
+    if gate.retry:
+        return Result(requeue=True)
+    if wait is not None:
+        return Result(requeue_after=wait)
+    return None
+

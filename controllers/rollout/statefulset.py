@@ -37,7 +37,6 @@ from typing import Any
 from controllers.rollout.api import (
     CONTROLLER_REVISION,
     CONTROLLER_REVISION_HASH_LABEL,
-    HOOK_OWNER_KIND_LABEL,
     ON_DELETE,
     PARALLEL,
     POD_INDEX_LABEL,
@@ -57,13 +56,12 @@ from controllers.rollout.controller_revisions import (
     truncate_history,
 )
 from controllers.rollout.fenceposts import stateful_set_max_unavailable
-from controllers.rollout.hooks import Gate, HookRunner, Revision, job_mapper, read_state
+from controllers.rollout.hooks import Gate, HookedController, Revision, read_state, requeue_for
 from controllers.rollout.pods import POD, V1, available_in, is_failed, is_running_and_ready, is_terminating
 from controllers.rollout.status import with_hook_condition, write_status
-from harness.client import NORMAL, WARNING, ApiError, Client, Controller, EventRecorder, Request, Result, find_in
+from harness.client import NORMAL, WARNING, ApiError, Request, Result, find_in
 from harness.client import owner_mapper as _owner_mapper
 from harness.kube.names.apps import APPS_V1, STATEFUL_SET
-from harness.kube.names.batch import BATCH_V1, JOB
 from harness.kube.names.events import FAILED_CREATE, SUCCESSFUL_CREATE, SUCCESSFUL_DELETE
 from harness.kube.ownerrefs import is_controlled_by
 
@@ -106,23 +104,18 @@ def user_partition(sts: dict[str, Any]) -> int:
     return max(0, min(int(rolling(sts).get("partition") or 0), replicas(sts)))
 
 
-class StatefulSetController(Controller):
+class StatefulSetController(HookedController):
     """Reconciles StatefulSets (see the module docstring)."""
 
     name = "statefulset"
-
-    def __init__(self, client: Client) -> None:
-        super().__init__()
-        self.client = client
-        self.events = EventRecorder(client, COMPONENT)
-        self.hooks = HookRunner(client, self.events)
+    kind = STATEFUL_SET
+    component = COMPONENT
 
     def setup(self) -> None:
         self.watch(self.client, APPS_V1, STATEFUL_SET)
         self.watch(self.client, V1, POD, _owner_mapper(STATEFUL_SET))
         self.watch(self.client, APPS_V1, CONTROLLER_REVISION, _owner_mapper(STATEFUL_SET))
-        self.watch(self.client, BATCH_V1, JOB, job_mapper(STATEFUL_SET),
-                   label_selector=f"{HOOK_OWNER_KIND_LABEL}={STATEFUL_SET}")
+        self.watch_hook_jobs()
 
     # -- reconcile ---------------------------------------------------------------------------------------
 
@@ -264,11 +257,7 @@ class StatefulSetController(Controller):
             verb="create", pod=name, sts=meta(sts)["name"]))
 
     def _delete(self, sts: dict[str, Any], pod: dict[str, Any]) -> None:
-        try:
-            self.client.delete(V1, POD, meta(pod)["name"], meta(pod).get("namespace"))
-        except ApiError as err:
-            if err.code != 404:
-                raise
+        if not self.delete_pod(pod):
             return
         self.events.event(sts, NORMAL, SUCCESSFUL_DELETE, POD_EVENT_MESSAGE.format(
             verb="delete", pod=meta(pod)["name"], sts=meta(sts)["name"]))
@@ -307,8 +296,4 @@ class StatefulSetController(Controller):
         if not go_on:
             return result
         truncate_history(self.client, sts, history, {pod_revision(p) for p in pods} | {current_name})
-        if gate.retry:
-            return Result(requeue=True)
-        if wait is not None:
-            return Result(requeue_after=wait)
-        return None
+        return requeue_for(gate, wait)

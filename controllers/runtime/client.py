@@ -48,6 +48,7 @@ from controllers.runtime.api import (
     hook_path,
 )
 from harness.client import ApiError, Client
+from harness.kube.groupversion import parse_group_version
 from harness.kube.names.capi import CONVERSION_DATA_ANNOTATION
 from harness.kube.names.core import LAST_APPLIED_CONFIGURATION_ANNOTATION
 from harness.kube.selectors import label_selector_from_dict
@@ -78,7 +79,6 @@ HANDLER_NAME_INVALID = "handler name {name} is not valid: {errors}"
 TIMEOUT_OUT_OF_RANGE = "handler {name} timeoutSeconds {timeout} must be between 0 and 30"
 FAILURE_POLICY_INVALID = 'handler {name} failurePolicy {policy} must equal "Ignore" or "Fail"'
 API_VERSION_INVALID = "handler {name} requestHook APIVersion {api_version} is not valid: {error}"
-UNEXPECTED_GROUP_VERSION = "unexpected GroupVersion string: {text}"
 NOT_IN_CATALOG = "handler {name} requestHook {api_version}/{hook} is not in the Runtime SDK catalog"
 
 
@@ -137,18 +137,6 @@ def clean_cluster(cluster: dict[str, Any]) -> dict[str, Any]:
         meta["annotations"] = annotations
     out["status"] = {"infrastructureReady": False, "controlPlaneReady": False}
     return out
-
-
-def parse_group_version(text: str) -> tuple[str, str]:
-    """``schema.ParseGroupVersion``: ``""`` is empty, ``v1`` a version alone, ``g/v`` both; more slashes fail."""
-    if not text:
-        return "", ""
-    if "/" not in text:
-        return "", text
-    group, _, version = text.partition("/")
-    if "/" in version:
-        raise ValueError(UNEXPECTED_GROUP_VERSION.format(text=text))
-    return group, version
 
 
 def validate_discovery_response(response: dict[str, Any]) -> list[dict[str, Any]]:

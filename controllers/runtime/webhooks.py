@@ -19,12 +19,10 @@ import re
 from typing import Any
 
 from controllers.machine.errors import go_quote
+from controllers.machine.webhooks import webhook_admitter
 from controllers.runtime.api import API_GROUP, DEFAULT_SERVICE_PORT, EXTENSION_CONFIG_KIND
-from harness.apiserver import crd
-from harness.apiserver.resources import ResourceType
 from harness.kube import errors as api_errors
-from harness.kube.errors import FieldError, StatusError
-from harness.kube.names.meta import ADMISSION_DENIED_MESSAGE, CREATE, UPDATE
+from harness.kube.errors import FieldError
 from harness.kube.selectors import label_selector_from_dict
 from harness.kube.validation import is_dns1035_label, is_dns1123_label
 
@@ -137,32 +135,9 @@ def _validate_service(service: dict[str, Any]) -> list[FieldError]:
     return errs
 
 
-def _spec_or_meta_changed(new: dict[str, Any], old: dict[str, Any]) -> bool:
-    if new.get("spec") != old.get("spec"):
-        return True
-    fields = ("labels", "annotations", "finalizers", "ownerReferences")
-    return any((new.get("metadata") or {}).get(f) != (old.get("metadata") or {}).get(f) for f in fields)
-
-
-def admit_extension_config(
-    operation: str, rt: ResourceType, new: dict[str, Any] | None, old: dict[str, Any] | None
-) -> list[FieldError]:
-    """Admission plugin for ExtensionConfigs: default, then validate (creates and updates)."""
-    if new is None or operation not in (CREATE, UPDATE):
-        return []
-    if operation == UPDATE and old is not None and not _spec_or_meta_changed(new, old):
-        return []  # a status write: the webhooks are registered for extensionconfigs, not their status
-    if rt.schema and crd.validate_against_schema(new, rt.schema):
-        return []  # the schema's own errors are reported; webhooks never see such an object
-    default_extension_config(new)
-    errs = validate_extension_config(new)
-    if errs:
-        err = api_errors.invalid_object(rt.kind, rt.group, str((new.get("metadata") or {}).get("name", "")), errs)
-        err.status["message"] = ADMISSION_DENIED_MESSAGE.format(
-            name=go_quote(VALIDATION_WEBHOOK), message=err.status["message"]
-        )
-        raise StatusError(err.status)
-    return []
+# Admission plugin for ExtensionConfigs: default, then validate (creates and updates).
+admit_extension_config = webhook_admitter(VALIDATION_WEBHOOK, default_extension_config,
+                                          lambda new, _old: validate_extension_config(new))
 
 
 # (API group, kind, plugin) for the composition root to install on the management cluster.

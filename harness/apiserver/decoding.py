@@ -102,7 +102,9 @@ def strict_problems(unknown: list[str], duplicates: list[str]) -> list[str]:
 
 
 def json_kind(value: Any) -> str:
-    """The JSON kind Go's decoder names in an ``UnmarshalTypeError`` (``number``, ``object``...)."""
+    """The JSON kind Go's decoder names in an ``UnmarshalTypeError`` (``number``, ``object``, ``null``...)."""
+    if value is None:
+        return "null"
     if isinstance(value, bool):
         return "bool"
     if isinstance(value, (int, float)):

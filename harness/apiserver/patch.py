@@ -21,6 +21,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from harness.apiserver.decoding import json_kind
 from harness.kube.errors import (
     StatusError,
     bad_request,
@@ -41,24 +42,8 @@ MAX_JSON_PATCH_OPERATIONS = 10000
 MAX_JSON_PATCH_COPY_BYTES = 3 * 1024 * 1024
 
 
-# ---------------------------------------------------------------------------------------------
-# Shared: Go-flavoured rendering of decoded JSON, used only to word error messages like upstream.
-# ---------------------------------------------------------------------------------------------
-
-
-def _go_json_kind(value: Any) -> str:
-    """The JSON type name ``encoding/json`` puts in "cannot unmarshal X into ..." errors."""
-    if isinstance(value, bool):
-        return "bool"
-    if isinstance(value, dict):
-        return "object"
-    if isinstance(value, list):
-        return "array"
-    if isinstance(value, str):
-        return "string"
-    if value is None:
-        return "null"
-    return "number"
+# Go-flavoured rendering of decoded JSON, used only to word error messages like upstream (the JSON kind
+# names are the typed decoder's json_kind).
 
 
 def _go_value(value: Any) -> str:
@@ -251,11 +236,11 @@ def json_patch(doc: dict[str, Any], operations: Any) -> dict[str, Any]:
     if operations is None:
         return copy.deepcopy(doc)
     if not isinstance(operations, list):
-        raise bad_request(f"json: cannot unmarshal {_go_json_kind(operations)} into Go value of type jsonpatch.Patch")
+        raise bad_request(f"json: cannot unmarshal {json_kind(operations)} into Go value of type jsonpatch.Patch")
     for operation in operations:
         if operation is not None and not isinstance(operation, dict):
             raise bad_request(
-                f"json: cannot unmarshal {_go_json_kind(operation)} into Go value of type jsonpatch.Operation"
+                f"json: cannot unmarshal {json_kind(operation)} into Go value of type jsonpatch.Operation"
             )
     if len(operations) > MAX_JSON_PATCH_OPERATIONS:
         raise request_entity_too_large(
@@ -270,7 +255,7 @@ def json_patch(doc: dict[str, Any], operations: Any) -> dict[str, Any]:
             raise unprocessable() from err
     if not isinstance(result, dict):
         raise bad_request(
-            f"json: cannot unmarshal {_go_json_kind(result)} into Go value of type map[string]interface {{}}"
+            f"json: cannot unmarshal {json_kind(result)} into Go value of type map[string]interface {{}}"
         )
     return result
 
@@ -570,16 +555,16 @@ class _SMP:
             order = patch.pop(directive)
             field = _directive_field(directive, _SET_ELEMENT_ORDER)
             if not isinstance(order, list):
-                raise bad_request(f"expected a []interface {{}}, but received a {_go_json_kind(order)}")
+                raise bad_request(f"expected a []interface {{}}, but received a {json_kind(order)}")
             current = original.get(field)
             incoming = patch.get(field, _MISSING)
             if current is not None and not isinstance(current, list):
-                raise bad_request(f"expected a []interface {{}}, but received a {_go_json_kind(current)}")
+                raise bad_request(f"expected a []interface {{}}, but received a {json_kind(current)}")
             if incoming is None:
                 # An explicit null wins: the main loop deletes the field.
                 continue
             if incoming is not _MISSING and not isinstance(incoming, list):
-                raise bad_request(f"expected a []interface {{}}, but received a {_go_json_kind(incoming)}")
+                raise bad_request(f"expected a []interface {{}}, but received a {json_kind(incoming)}")
             field_path = path + (field,)
             strategy, merge_key = self.strategy(field_path)
             if incoming is not _MISSING:
@@ -826,7 +811,7 @@ def strategic_merge_patch(doc: dict[str, Any], patch: Any, kind: str) -> dict[st
         return copy.deepcopy(doc)
     if not isinstance(patch, dict):
         raise bad_request(
-            f"json: cannot unmarshal {_go_json_kind(patch)} into Go value of type map[string]interface {{}}"
+            f"json: cannot unmarshal {json_kind(patch)} into Go value of type map[string]interface {{}}"
         )
     engine = _SMP(STRATEGIES[kind])
     return engine.merge_map(copy.deepcopy(doc), copy.deepcopy(patch), ())

@@ -21,6 +21,7 @@ from urllib.parse import urlparse
 import httpx
 import yaml
 
+from harness.client.interface import binding_body, delete_options_body, eviction_body, finalize_body
 from harness.kube.errors import StatusError, status
 from harness.kube.names.meta import AUDIT_ID_HEADER, MERGE_PATCH_CONTENT_TYPE
 
@@ -345,15 +346,10 @@ class HttpClient:
         preconditions: dict[str, str] | None = None,
         dry_run: bool = False,
     ) -> dict[str, Any]:
-        options: dict[str, Any] = {"kind": "DeleteOptions", "apiVersion": "v1"}
-        if propagation_policy is not None:
-            options["propagationPolicy"] = propagation_policy
-        if grace_period_seconds is not None:
-            options["gracePeriodSeconds"] = grace_period_seconds
-        if preconditions:
-            options["preconditions"] = preconditions
-        if dry_run:
-            options["dryRun"] = ["All"]
+        options = {"kind": "DeleteOptions", "apiVersion": "v1",
+                   **delete_options_body(propagation_policy=propagation_policy,
+                                    grace_period_seconds=grace_period_seconds, preconditions=preconditions,
+                                    dry_run=dry_run)}
         path = self._path(api_version, kind, name, namespace)
         return self._request("DELETE", path, content=json.dumps(options),
                              headers={"Content-Type": "application/json"}).json()
@@ -361,21 +357,16 @@ class HttpClient:
     def evict(
         self, name: str, namespace: str, *, delete_options: dict[str, Any] | None = None, dry_run: bool = False
     ) -> dict[str, Any]:
-        body: dict[str, Any] = {"apiVersion": "policy/v1", "kind": "Eviction",
-                                "metadata": {"name": name, "namespace": namespace}}
-        if delete_options is not None:
-            body["deleteOptions"] = delete_options
+        body = eviction_body(name, namespace, delete_options)
         path = f"/api/v1/namespaces/{namespace}/pods/{name}/eviction"
         return self._request("POST", path, json=body, params=self._params(dryRun="All" if dry_run else None)).json()
 
     def bind(self, name: str, namespace: str, node_name: str) -> dict[str, Any]:
-        body = {"apiVersion": "v1", "kind": "Binding", "metadata": {"name": name, "namespace": namespace},
-                "target": {"apiVersion": "v1", "kind": "Node", "name": node_name}}
+        body = binding_body(name, namespace, node_name)
         return self._request("POST", f"/api/v1/namespaces/{namespace}/pods/{name}/binding", json=body).json()
 
     def finalize_namespace(self, name: str, finalizers: list[str]) -> dict[str, Any]:
-        body = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name},
-                "spec": {"finalizers": list(finalizers)}}
+        body = finalize_body(name, finalizers)
         return self._request("PUT", f"/api/v1/namespaces/{name}/finalize", json=body).json()
 
     def _admin(self, path: str) -> Any:

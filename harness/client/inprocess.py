@@ -15,6 +15,7 @@ from harness.apiserver.resources import ResourceType
 from harness.apiserver.server import APIServer
 from harness.apiserver.subresources import SubresourceRequest
 from harness.apiserver.watch import Watch
+from harness.client.interface import binding_body, delete_options_body, eviction_body, finalize_body
 from harness.kube.errors import StatusError
 from harness.kube.names.meta import MERGE_PATCH_CONTENT_TYPE
 from harness.kube.objects import clone
@@ -201,15 +202,9 @@ class InProcessClient:
         preconditions: dict[str, str] | None = None,
         dry_run: bool = False,
     ) -> dict[str, Any]:
-        options: dict[str, Any] = {}
-        if propagation_policy is not None:
-            options["propagationPolicy"] = propagation_policy
-        if grace_period_seconds is not None:
-            options["gracePeriodSeconds"] = grace_period_seconds
-        if preconditions:
-            options["preconditions"] = dict(preconditions)
-        if dry_run:
-            options["dryRun"] = ["All"]
+        options = delete_options_body(propagation_policy=propagation_policy,
+                                      grace_period_seconds=grace_period_seconds, preconditions=preconditions,
+                                      dry_run=dry_run)
         rt = self._rt(api_version, kind)
         self._fault("delete", rt, namespace, name)
         _, body = self._server.delete(rt, namespace, name, options, user=self.user)
@@ -218,10 +213,7 @@ class InProcessClient:
     def evict(
         self, name: str, namespace: str, *, delete_options: dict[str, Any] | None = None, dry_run: bool = False
     ) -> dict[str, Any]:
-        body: dict[str, Any] = {"apiVersion": "policy/v1", "kind": "Eviction",
-                                "metadata": {"name": name, "namespace": namespace}}
-        if delete_options is not None:
-            body["deleteOptions"] = clone(delete_options)
+        body = eviction_body(name, namespace, None if delete_options is None else clone(delete_options))
         pods = self._rt("v1", "Pod")
         self._fault("create", pods, namespace, name, "eviction")
         eviction, request = self._subresource(pods, name, "eviction", namespace, dry_run=dry_run)
@@ -229,15 +221,13 @@ class InProcessClient:
         return eviction.create(request, body)
 
     def bind(self, name: str, namespace: str, node_name: str) -> dict[str, Any]:
-        body = {"apiVersion": "v1", "kind": "Binding", "metadata": {"name": name, "namespace": namespace},
-                "target": {"apiVersion": "v1", "kind": "Node", "name": node_name}}
+        body = binding_body(name, namespace, node_name)
         binding, request = self._subresource(self._rt("v1", "Pod"), name, "binding", namespace)
         assert binding is not None  # the table serves it for pods
         return binding.create(request, body)
 
     def finalize_namespace(self, name: str, finalizers: list[str]) -> dict[str, Any]:
-        body = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name},
-                "spec": {"finalizers": list(finalizers)}}
+        body = finalize_body(name, finalizers)
         finalize, request = self._subresource(self._rt("v1", "Namespace"), name, "finalize", None)
         assert finalize is not None  # the table serves it for namespaces
         return finalize.update(request, body)

@@ -36,6 +36,7 @@ from harness.kube.errors import (
     required,
     too_long,
 )
+from harness.kube.groupversion import parse_group_version
 from harness.kube.names.meta import FOREGROUND_FINALIZER, ORPHAN_FINALIZER
 
 # -- limits ----------------------------------------------------------------------------------------
@@ -434,14 +435,10 @@ def validate_annotations(annotations: Mapping[str, Any] | None, field_path: str)
 
 def _split_api_version(api_version: str) -> tuple[str, str] | None:
     """``schema.ParseGroupVersion``: (group, version), or None when unparseable."""
-    if api_version in ("", "/"):
-        return "", ""
-    parts = api_version.split("/")
-    if len(parts) == 1:
-        return "", parts[0]
-    if len(parts) == 2:
-        return parts[0], parts[1]
-    return None
+    try:
+        return parse_group_version(api_version)
+    except ValueError:
+        return None
 
 
 def validate_owner_references(refs: Any, field_path: str = "metadata.ownerReferences") -> list[FieldError]:

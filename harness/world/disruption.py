@@ -47,6 +47,7 @@ from harness.apiserver.pdb import (
 from harness.client import NORMAL, WARNING, ApiError, Client, Controller, EventRecorder, Request, Result, find_in
 from harness.clock import parse_rfc3339, rfc3339
 from harness.kube.conditions import set_status_condition
+from harness.kube.groupversion import parse_group_version
 from harness.kube.intstr import IntOrStringError
 from harness.kube.names.apiextensions import APIEXTENSIONS_V1, CRD_KIND
 from harness.kube.names.apps import APPS_V1
@@ -84,7 +85,6 @@ MULTIPLE_PDBS_MSG = 'Pod "{}"/"{}" matches multiple PodDisruptionBudgets.  Chose
 NO_CONTROLLERS_MSG = 'found no controllers for pod "{}"'
 NO_SCALE_MSG = "{} does not implement the scale subresource"
 NO_KIND_MATCH_MSG = 'no matches for kind "{}" in version "{}"'
-BAD_GROUP_VERSION_MSG = "unexpected GroupVersion string: {}"
 
 Scale = tuple[str, int]  # (controller UID, replicas)
 
@@ -101,14 +101,10 @@ def _meta(obj: dict[str, Any]) -> dict[str, Any]:
 
 def _group_of(api_version: str) -> tuple[str, str]:
     """``schema.ParseGroupVersion``: ``(group, version)``; ``v1`` is the core group."""
-    if not api_version:
-        return "", ""
-    parts = api_version.split("/")
-    if len(parts) == 1:
-        return "", parts[0]
-    if len(parts) == 2:
-        return parts[0], parts[1]
-    raise SyncError(BAD_GROUP_VERSION_MSG.format(api_version))
+    try:
+        return parse_group_version(api_version)
+    except ValueError as err:
+        raise SyncError(str(err)) from err
 
 
 def _verify_group_kind(ref: dict[str, Any], kind: str, groups: tuple[str, ...]) -> bool:

@@ -39,6 +39,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from harness.client import ApiError, Client, Controller, Request, Result
+from harness.client.interface import update_status_unless_gone
 from harness.clock import parse_rfc3339, rfc3339
 from harness.kube.duration import duration_seconds
 from harness.kube.names.core import (
@@ -689,13 +690,7 @@ class Kubelet(Controller):
     # -- status documents --------------------------------------------------------------------------
 
     def _write_status(self, pod: dict[str, Any], status: dict[str, Any]) -> None:
-        updated = dict(pod)
-        updated["status"] = status
-        try:
-            self.client.update_status(updated)
-        except ApiError as err:
-            if err.code != 404:
-                raise
+        update_status_unless_gone(self.client, pod, status)
 
     def _pod_ip(self, pod: dict[str, Any], host_ip: str) -> str:
         if pod["spec"].get("hostNetwork"):

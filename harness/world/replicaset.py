@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from harness.client import NORMAL, WARNING, ApiError, Client, Controller, EventRecorder, Request, Result
+from harness.client.interface import update_status_unless_gone
 from harness.clock import parse_rfc3339, rfc3339
 from harness.kube.names.apps import APPS_V1, REPLICA_FAILURE, REPLICA_SET
 from harness.kube.names.core import POD_PENDING, POD_READY, POD_RUNNING
@@ -343,13 +344,7 @@ class ReplicaSetController(Controller):
         if conditions:
             status["conditions"] = conditions
         if status != old:
-            updated = dict(rs)
-            updated["status"] = status
-            try:
-                self.client.update_status(updated)
-            except ApiError as err:
-                if err.code != 404:
-                    raise
+            update_status_unless_gone(self.client, rs, status)
         if failure is not None:
             return Result(requeue=True)  # retry the creation with back-off
         # Come back when the next Ready pod becomes available.

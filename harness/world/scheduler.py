@@ -22,6 +22,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from harness.client import NORMAL, WARNING, ApiError, Client, Controller, EventRecorder, Request, Result
+from harness.client.interface import update_status_unless_gone
 from harness.clock import rfc3339
 from harness.kube.names.core import NO_EXECUTE, NO_SCHEDULE, NODE_READY, UNSCHEDULABLE_TAINT
 from harness.world.kubelet import NOT_READY_TAINT, POD_SCHEDULED, UNREACHABLE_TAINT, pod_condition, pod_is_terminal
@@ -270,7 +271,6 @@ class Scheduler(Controller):
         condition = pod_condition(pod, POD_SCHEDULED)
         if condition is not None and condition.get("status") == "False" and condition.get("message") == message:
             return
-        updated = dict(pod)
         status = dict(pod.get("status") or {})
         status["conditions"] = [c for c in status.get("conditions") or [] if c.get("type") != POD_SCHEDULED] + [{
             "type": POD_SCHEDULED, "status": "False", "lastProbeTime": None,
@@ -278,12 +278,7 @@ class Scheduler(Controller):
             else condition.get("lastTransitionTime"),
             "reason": UNSCHEDULABLE, "message": message,
         }]
-        updated["status"] = status
-        try:
-            self.client.update_status(updated)
-        except ApiError as err:
-            if err.code == 404:
-                return
-            raise
+        if update_status_unless_gone(self.client, pod, status) is None:
+            return
         if self.record_events:
             self.events.event(pod, WARNING, FAILED_SCHEDULING, message)

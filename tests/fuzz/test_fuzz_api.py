@@ -28,6 +28,7 @@ from starlette.testclient import TestClient
 
 from harness.apiserver.http import create_app
 from harness.world.world import World
+from tests.manifests import crd
 
 EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "100"))
 SETTINGS = settings(
@@ -44,22 +45,10 @@ POLICY = "/apis/policy/v1/namespaces/default"
 CR = "/apis/fuzz.example.com/v1/namespaces/default"
 TABLE = "application/json;as=Table;v=v1;g=meta.k8s.io"
 
-CRD = {
-    "apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
-    "metadata": {"name": "widgets.fuzz.example.com"},
-    "spec": {
-        "group": "fuzz.example.com", "scope": "Namespaced",
-        "names": {"plural": "widgets", "singular": "widget", "kind": "Widget", "listKind": "WidgetList"},
-        "versions": [{
-            "name": "v1", "served": True, "storage": True, "subresources": {"status": {}},
-            "schema": {"openAPIV3Schema": {"type": "object", "properties": {
-                "spec": {"type": "object", "properties": {
-                    "size": {"type": "integer"}, "colour": {"type": "string"},
-                    "parts": {"type": "array", "items": {"type": "string"}}}},
-                "status": {"type": "object", "x-kubernetes-preserve-unknown-fields": True}}}},
-        }],
-    },
-}
+CRD = crd("Widget", group="fuzz.example.com", status_subresource=True, schema={"type": "object", "properties": {
+    "spec": {"type": "object", "properties": {"size": {"type": "integer"}, "colour": {"type": "string"},
+                                              "parts": {"type": "array", "items": {"type": "string"}}}},
+    "status": {"type": "object", "x-kubernetes-preserve-unknown-fields": True}}})
 CONTAINERS = [{"name": "c", "image": "i"}]
 TEMPLATES: dict[str, dict[str, Any]] = {
     "pods": {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p1", "labels": {"app": "a"}},

@@ -164,25 +164,16 @@ def _watch_added_as_modified() -> None:
     from harness.apiserver import watch as watch_module
     from harness.kube.names.meta import ADDED, DELETED, MODIFIED
 
-    def offer(self: Any, event_type: str, obj: dict[str, Any], old: dict[str, Any] | None) -> None:
-        # The bug: an object that starts matching the watch's selector arrives as MODIFIED, not ADDED.
-        if self.closed:
-            return
-        now_matches = self._matches(obj)
-        if event_type == DELETED:
-            if now_matches or self._matches(old):
-                self._push(DELETED, obj)
-            return
-        if event_type == ADDED:
-            if now_matches:
-                self._push(ADDED, obj)
-            return
-        if now_matches:
-            self._push(MODIFIED, obj)
-        elif self._matches(old):
-            self._push(DELETED, obj)
+    offer = watch_module.Watch.offer
 
-    watch_module.Watch.offer = offer  # type: ignore[method-assign]
+    def wrong(self: Any, event_type: str, obj: dict[str, Any], old: dict[str, Any] | None) -> None:
+        # The bug: an object that starts matching the watch's selector arrives as MODIFIED, not ADDED.
+        if event_type not in (ADDED, DELETED) and not self.closed and self._matches(obj) and not self._matches(old):
+            self._push(MODIFIED, obj)
+            return
+        offer(self, event_type, obj, old)
+
+    watch_module.Watch.offer = wrong  # type: ignore[method-assign]
 
 
 def _grace_period_ignored() -> None:
