@@ -17,7 +17,7 @@ LAYERS = [
 # Modules that talk to clusters as a controller would: only through harness.client.
 CLIENT_ONLY = ("controllers", "harness.world.")
 STORE_MODULES = ("harness.apiserver.store", "harness.apiserver.server")
-COMPOSITION_ROOTS = {"harness.world.world", "harness.world.__init__"}
+COMPOSITION_ROOTS = {"harness.world.world", "harness.world.crd_snapshot", "harness.world.__init__"}
 
 
 def _layer(module: str) -> int | None:
