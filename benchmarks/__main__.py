@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from benchmarks import addons, apiserver, conformance, http, machine, rollout, runtime, waits
+from benchmarks import addons, apiserver, conformance, http, machine, rollout, runtime, targets, waits
 
 
 def main() -> None:
@@ -14,6 +14,7 @@ def main() -> None:
     addons.main()
     waits.main()
     conformance.main()
+    targets.main()
 
 
 if __name__ == "__main__":

@@ -27,10 +27,8 @@ from harness.client.remote import ServerClock, run_controlled, run_forever
 from harness.clock import Scheduler, VirtualClock
 
 USER = "system:serviceaccount:capi-system:capi-controller-manager"
-# Set (to anything) to have a controlled process read watched kinds from its watches
-# (harness/client/cache.py). Off by default: with it, add-on scenarios as a process failed now and then
-# under load (a Cluster not released), which a lockstep run must never do; until that is understood,
-# every read is a round trip.
+# A controlled process reads watched kinds from its watches (harness/client/cache.py); set this to 0 to
+# have every read be a round trip (to compare the two, or to rule the cache out when chasing a failure).
 READ_CACHE_ENV = "LIFECYCLE_TCK_READ_CACHE"
 CONTROL_STDIO = "stdio"
 
@@ -65,7 +63,7 @@ def _controlled(kubeconfig: str, names: list[str]) -> int:
         clients.append(client)
         manager = Manager(Scheduler(VirtualClock(now)))  # moved by the requests only
         # Reads of watched kinds come from the watches, as through informers (harness/client/cache.py).
-        reader = CachedClient(client) if os.environ.get(READ_CACHE_ENV) else client
+        reader = CachedClient(client) if os.environ.get(READ_CACHE_ENV, "1") != "0" else client
         for name in names:
             manager.add(load(name)(reader))
         if isinstance(reader, CachedClient):

@@ -26,6 +26,30 @@ from harness.kube.errors import StatusError, status
 from harness.kube.names.meta import AUDIT_ID_HEADER, MERGE_PATCH_CONTENT_TYPE
 
 ADMIN_PATH = "/harness/v1"
+_READS = frozenset({"GET", "HEAD", "OPTIONS"})
+
+
+class _WriteCounter:
+    """How many requests that may have changed a server this process has sent (every client's): a
+    write the server accepted, or one whose answer never came. A read cache fed by watches knows from
+    it whether what the watches delivered can still be the servers' state (harness/client/cache.py)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self.value = 0
+
+    def add(self) -> None:
+        with self._lock:
+            self.value += 1
+
+
+WRITES = _WriteCounter()
+
+
+def writes_sent() -> int:
+    """How many writes this process's HTTP clients have sent that may have changed a server (refused
+    ones, 4xx and 5xx, do not count: the server changes nothing for them)."""
+    return WRITES.value
 
 
 def _raise_for(response: httpx.Response) -> None:
@@ -161,8 +185,12 @@ class HttpWatch(WatchStream):
             if not line.strip():
                 continue
             event = json.loads(line)
+            # Counted once queued, never before: a reader that sees ``received`` reach the server's
+            # count (harness/client/remote.py's catch-up) must find the event in the queue.
+            self._events.append((event["type"], event["object"]))
             self.received += 1
-            self._queue((event["type"], event["object"]))
+            if self.on_event is not None:
+                self.on_event()
 
     def _broken(self, err: Exception) -> tuple[str, dict[str, Any]]:
         return ("ERROR", status(503, "ServiceUnavailable", f"watch ended: {err}"))
@@ -220,7 +248,11 @@ class HttpClient:
         try:
             response = self._http.request(method, self.server + path, **kwargs)
         except httpx.TransportError as err:
+            if method not in _READS:
+                WRITES.add()  # it may have reached the server before the connection broke
             raise ConnectionError(f"cluster {self.cluster} is not reachable: {err}") from err
+        if method not in _READS and response.status_code < 400:
+            WRITES.add()
         _raise_for(response)
         return response
 

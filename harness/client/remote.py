@@ -29,6 +29,7 @@ import time
 from collections.abc import Callable, Iterable
 from typing import IO, Any
 
+from harness.client.http import writes_sent
 from harness.client.runtime import Manager
 from harness.clock import VirtualClock
 
@@ -119,16 +120,24 @@ def catch_up(watches: list[Any], streams: Callable[[], dict[str, dict[str, Any]]
 
 def settle_with_server(manager: Manager, streams: Callable[[], dict[str, dict[str, Any]]]) -> int:
     """Catch up with the server's watch streams and settle, until a round takes no step (what the
-    controllers wrote in one round comes back as events in the next); the steps taken."""
+    controllers wrote in one round comes back as events in the next); the steps taken. A round after
+    which no write was sent (:func:`~harness.client.http.writes_sent`) and no watch was opened is the
+    last: the server has nothing new for the watches (the world waits for the process), so another
+    round would only ask it so and take no step."""
     total = 0
     while True:
         sources = manager.sources()
         catch_up(sources, streams)
         manager.caught_up(sources)
+        writes = writes_sent()
         steps = manager.settle()
-        if steps == 0:
-            return total
         total += steps
+        if steps == 0 or (writes_sent() == writes and _same(manager.sources(), sources)):
+            return total
+
+
+def _same(now: list[Any], before: list[Any]) -> bool:
+    return len(now) == len(before) and all(a is b for a, b in zip(now, before, strict=True))
 
 
 def _error_count(manager: Manager) -> int:
