@@ -141,6 +141,10 @@ def _abort_ignored(gate: Any) -> None:
         gate.frozen, gate.cap = False, None
 
 
+def _uncut_job_name(owner: str, revision: int, hook: str) -> str:
+    return f"{owner}-{revision}-{hook}"
+
+
 def _parallel_groups() -> None:
     from controllers.rollout import hooks
 
@@ -649,6 +653,46 @@ VARIANTS: dict[str, Variant] = {
             "seed_004 and rollout_daemonset",
             _gate(_no_pause),
             "a DaemonSet rollout keeps going while hooks run",
+        ),
+        Variant(
+            "long-job-names-not-cut",
+            "004",
+            "RH_JOB_003",
+            "rollout_deployment",
+            (ROLLOUT,),
+            "RH_JOB_001 or RH_JOB_003",
+            _attr("controllers.rollout.hooks:job_name", lambda o: _uncut_job_name),
+            "a hook Job's name <owner>-<revision>-<hook> is not shortened past 63 characters",
+        ),
+        Variant(
+            "parallel-groups-daemonset",
+            "004",
+            "RH_DS_007",
+            "rollout_daemonset",
+            (ROLLOUT,),
+            "seed_004 and rollout_daemonset",
+            _parallel_groups,
+            "a DaemonSet's hooks of two points resolving to one count run as one group",
+        ),
+        Variant(
+            "no-cap-statefulset",
+            "004",
+            "RH_STS_001",
+            "rollout_statefulset",
+            (ROLLOUT,),
+            "seed_004 and rollout_statefulset",
+            _gate(_no_cap),
+            "a StatefulSet rollout is not held at the next point",
+        ),
+        Variant(
+            "abort-ignored-daemonset",
+            "004",
+            "RH_DS_008",
+            "rollout_daemonset",
+            (ROLLOUT,),
+            "seed_004 and rollout_daemonset",
+            _gate(_abort_ignored),
+            "a failed Abort hook does not stop a DaemonSet rollout",
         ),
         # the fake apiserver
         Variant(
