@@ -227,6 +227,12 @@ def _eviction_all_pods_ready() -> None:
     eviction.is_pod_ready = _always(True)(None)  # type: ignore[attr-defined]
 
 
+def _pdb_counts_every_pod_healthy() -> None:
+    from harness.world import disruption
+
+    disruption.is_pod_ready = _always(True)(None)  # type: ignore[attr-defined]
+
+
 def _disruptions_off_by_one() -> None:
     from harness.apiserver import pdb
     from harness.world import disruption
@@ -764,6 +770,16 @@ VARIANTS: dict[str, Variant] = {
             "API_EVICT_009 or API_EVICT_010 or API_EVICT_011",
             _eviction_all_pods_ready,
             "an eviction takes every Pod for Ready",
+        ),
+        Variant(
+            "pdb-counts-every-pod-healthy",
+            "-",
+            "currentHealthy counts only Ready Pods",
+            APISERVER,
+            (API,),
+            "API_PDB_004 or API_EVICT_011",
+            _pdb_counts_every_pod_healthy,
+            "the disruption controller counts every running Pod as healthy, Ready or not",
         ),
         Variant(
             "disruptions-off-by-one",
