@@ -90,3 +90,20 @@ Feature: Graceful deletion of Pods
       | case   | seconds | outcome        |
       | before | 29      | is terminating |
       | after  | 30      | is gone        |
+
+  @API_GRACE_009 @must
+  Scenario: An update to a Pod in its grace period leaves it terminating until the period is over
+    Given a running Pod "default/web-0" on Node "n1" with a termination grace period of 30 seconds
+    And the Pod "default/web-0" has been deleted
+    When the Pod "default/web-0" is relabelled "app=web"
+    Then the Pod "default/web-0" is terminating with a grace period of 30 seconds
+    And the Pod "default/web-0" is due to be removed in 30 seconds
+
+  @API_GRACE_009 @must
+  Scenario: Removing the last finalizer of a Pod in its grace period leaves it terminating until the period is over
+    Given a running Pod "default/web-0" on Node "n1" with a termination grace period of 30 seconds
+    And the Pod "default/web-0" has the finalizer "example.com/hold"
+    And the Pod "default/web-0" has been deleted
+    When the finalizer "example.com/hold" is removed from the Pod "default/web-0"
+    Then the Pod "default/web-0" is terminating with a grace period of 30 seconds
+    And the Pod "default/web-0" is due to be removed in 30 seconds

@@ -61,6 +61,22 @@ Feature: The reference DaemonSet controller rolls out with lifecycle hooks
       | three | 3             |
     And the rollout invariants held at every recorded state of the DaemonSet "agent"
 
+  # 30% and 40% of 4 Nodes both resolve to 2: two points, so two groups, the lower value first.
+  @must @RH_DS_003
+  Scenario: Two DaemonSet points that resolve to the same count run one after the other, the lower first
+    Given a DaemonSet "agent" with maxSurge "0" and maxUnavailable "2" that has rolled out
+    And the DaemonSet "agent" has the lifecycle hooks:
+      | hook   | point |
+      | forty  | 40%   |
+      | thirty | 30%   |
+    When the DaemonSet "agent" is updated to the image "registry.k8s.io/pause:3.11"
+    Then within 900 seconds the DaemonSet "agent" has rolled out
+    And the hooks of the DaemonSet "agent" ran in this order:
+      | hook   | new available |
+      | thirty | 2             |
+      | forty  | 2             |
+    And the rollout invariants held at every recorded state of the DaemonSet "agent"
+
   @must @RH_DS_004
   Scenario: A controller restart while a DaemonSet hook runs neither runs it again nor touches a Pod
     Given a DaemonSet "agent" with maxSurge "1" and maxUnavailable "0" that has rolled out
@@ -92,6 +108,22 @@ Feature: The reference DaemonSet controller rolls out with lifecycle hooks
       | hook | new available |
       | mid  | 2             |
     And the hook Job "agent-3-mid" was created 1 time
+    And the rollout invariants held at every recorded state of the DaemonSet "agent"
+
+  @must @RH_DS_007
+  Scenario: A failed Abort hook freezes the DaemonSet at its point with a condition saying why
+    Given a DaemonSet "agent" with maxSurge "0" and maxUnavailable "1" that has rolled out
+    And the DaemonSet "agent" has the lifecycle hooks:
+      | hook | point | policy | result |
+      | mid  | 50%   | Abort  | Failed |
+    When the DaemonSet "agent" is updated to the image "registry.k8s.io/pause:3.11"
+    Then after 300 seconds the DaemonSet "agent" has still not rolled out
+    And the DaemonSet "agent" has the condition "LifecycleHooks" "False" with reason "LifecycleHookFailed"
+    And a Warning event "LifecycleHookFailed" is recorded for the DaemonSet "agent"
+    And the DaemonSet "agent" has the status:
+      | field                  | value |
+      | desiredNumberScheduled | 4     |
+      | updatedNumberScheduled | 2     |
     And the rollout invariants held at every recorded state of the DaemonSet "agent"
 
   @must @RH_DS_006

@@ -18,6 +18,21 @@ Feature: Hook Jobs
     Then within 600 seconds the Deployment "web" has rolled out
     And the hook Job "web-2-check" belongs to the ReplicaSet of revision 2 and is labelled with it
 
+  # "a-deployment-name-long-enough-to-push-its-hook-jobs-over" has 57 characters: its Job name
+  # <deployment>-2-acceptance would have 70.
+  @must @RH_JOB_003
+  Scenario: A hook Job name longer than 63 characters is shortened, and the hook runs
+    Given a Deployment "a-deployment-name-long-enough-to-push-its-hook-jobs-over" with 3 replicas, maxSurge "1" and maxUnavailable "0" that has rolled out
+    And the Deployment "a-deployment-name-long-enough-to-push-its-hook-jobs-over" has the lifecycle hooks:
+      | hook       | point |
+      | acceptance | 2     |
+    When the Deployment "a-deployment-name-long-enough-to-push-its-hook-jobs-over" is updated to the image "registry.k8s.io/pause:3.11"
+    Then within 600 seconds the Deployment "a-deployment-name-long-enough-to-push-its-hook-jobs-over" has rolled out
+    And the hook "acceptance" of the Deployment "a-deployment-name-long-enough-to-push-its-hook-jobs-over" ran as one Job whose name has at most 63 characters
+    And the hooks of the Deployment "a-deployment-name-long-enough-to-push-its-hook-jobs-over" ran in this order:
+      | hook       | new available |
+      | acceptance | 2             |
+
   @must @RH_ENV_001
   Scenario: The hook Job learns where the rollout comes from and goes to
     Given the Deployment "web" has the lifecycle hooks:

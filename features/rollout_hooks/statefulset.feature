@@ -41,6 +41,21 @@ Feature: The reference StatefulSet controller rolls out with lifecycle hooks
     And the rollout of the StatefulSet "db" peaked at 4 Pods and bottomed out at 2 available
     And the rollout invariants held at every recorded state of the StatefulSet "db"
 
+  # 75% of 4 is 3 Pods at once, more than the point at 1 allows: the partition holds the update revision
+  # at 1 until the hook finished, then the 3 others go together.
+  @must @RH_STS_002
+  Scenario: Parallel does not replace more Pods than the next point allows while its hook must still run
+    Given a StatefulSet "db" with 4 replicas, the Parallel pod management policy and maxUnavailable "75%" that has rolled out
+    And the StatefulSet "db" has the lifecycle hooks:
+      | hook  | point |
+      | first | 1     |
+    When the StatefulSet "db" is updated to the image "registry.k8s.io/pause:3.11"
+    Then within 900 seconds the StatefulSet "db" has rolled out
+    And the hooks of the StatefulSet "db" ran in this order:
+      | hook  | new available |
+      | first | 1             |
+    And the rollout invariants held at every recorded state of the StatefulSet "db"
+
   @must @RH_STS_003
   Scenario: A user partition that leaves a point out of reach is reported, and the hook does not run
     Given a StatefulSet "db" with 4 replicas, the OrderedReady pod management policy and maxUnavailable "1" that has rolled out

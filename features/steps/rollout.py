@@ -567,6 +567,23 @@ def then_job_owned(ctx: ScenarioContext, ref: str, revision: int) -> None:
     assert labels.get(POD_TEMPLATE_HASH_LABEL) == rs["metadata"]["labels"][POD_TEMPLATE_HASH_LABEL]
 
 
+@then(sentence('the hook "{hook:Q}" of the Deployment "{ref:Q}" ran as one Job whose name has at most '
+               '{longest:Int} characters'))
+def then_hook_job_name_fits(ctx: ScenarioContext, hook: str, ref: str, longest: int) -> None:
+    """The hook's Jobs created since the action, found by their owner and hook labels (whatever their
+    name): exactly one, and its name short enough for the ``batch.kubernetes.io/job-name`` label of its
+    Pods."""
+    target = ctx.ref("Deployment", ref)
+    names = []
+    for record in ctx.scene.audit(resource=JOBS, verb="create", namespace=target.namespace):
+        labels = (record.get("new") or {}).get("metadata", {}).get("labels") or {}
+        if record["seq"] > ctx.mark and labels.get(HOOK_OWNER_KIND_LABEL) == "Deployment" and labels.get(
+                HOOK_OWNER_NAME_LABEL) == target.name and labels.get(HOOK_NAME_LABEL) == hook:
+            names.append(record["name"])
+    assert len(names) == 1, f"the hook {hook} ran as the Jobs {names}, expected one"
+    assert len(names[0]) <= longest, f"the hook Job {names[0]!r} has {len(names[0])} characters, more than {longest}"
+
+
 @then(sentence('the hook Job "{ref:Q}" has the environment:'))
 def then_job_env(ctx: ScenarioContext, ref: str, datatable: list[list[str]]) -> None:
     job = ctx.get(ctx.ref("Job", ref))

@@ -141,6 +141,10 @@ def _abort_ignored(gate: Any) -> None:
         gate.frozen, gate.cap = False, None
 
 
+def _uncut_job_name(owner: str, revision: int, hook: str) -> str:
+    return f"{owner}-{revision}-{hook}"
+
+
 def _parallel_groups() -> None:
     from controllers.rollout import hooks
 
@@ -212,6 +216,12 @@ def _eviction_all_pods_ready() -> None:
     from harness.apiserver.subresources import eviction
 
     eviction.is_pod_ready = _always(True)(None)  # type: ignore[attr-defined]
+
+
+def _pdb_counts_every_pod_healthy() -> None:
+    from harness.world import disruption
+
+    disruption.is_pod_ready = _always(True)(None)  # type: ignore[attr-defined]
 
 
 def _disruptions_off_by_one() -> None:
@@ -798,6 +808,46 @@ VARIANTS: dict[str, Variant] = {
             _gate(_no_pause),
             "a DaemonSet rollout keeps going while hooks run",
         ),
+        Variant(
+            "long-job-names-not-cut",
+            "004",
+            "RH_JOB_003",
+            "rollout_deployment",
+            (ROLLOUT,),
+            "RH_JOB_001 or RH_JOB_003",
+            _attr("controllers.rollout.hooks:job_name", lambda o: _uncut_job_name),
+            "a hook Job's name <owner>-<revision>-<hook> is not shortened past 63 characters",
+        ),
+        Variant(
+            "parallel-groups-daemonset",
+            "004",
+            "RH_DS_007",
+            "rollout_daemonset",
+            (ROLLOUT,),
+            "seed_004 and rollout_daemonset",
+            _parallel_groups,
+            "a DaemonSet's hooks of two points resolving to one count run as one group",
+        ),
+        Variant(
+            "no-cap-statefulset",
+            "004",
+            "RH_STS_001",
+            "rollout_statefulset",
+            (ROLLOUT,),
+            "seed_004 and rollout_statefulset",
+            _gate(_no_cap),
+            "a StatefulSet rollout is not held at the next point",
+        ),
+        Variant(
+            "abort-ignored-daemonset",
+            "004",
+            "RH_DS_008",
+            "rollout_daemonset",
+            (ROLLOUT,),
+            "seed_004 and rollout_daemonset",
+            _gate(_abort_ignored),
+            "a failed Abort hook does not stop a DaemonSet rollout",
+        ),
         # the fake apiserver
         Variant(
             "finalizers-ignored",
@@ -848,6 +898,36 @@ VARIANTS: dict[str, Variant] = {
             "API_EVICT_004 or API_EVICT_005 or API_EVICT_006 or API_EVICT_007",
             _eviction_ignores_pdb,
             "an eviction ignores the PodDisruptionBudgets selecting the pod",
+        ),
+        Variant(
+            "grace-period-ignored",
+            "-",
+            "a Pod in its grace period stays until it is over",
+            APISERVER,
+            (API,),
+            "API_GRACE_001 or API_GRACE_005 or API_GRACE_008 or API_GRACE_009",
+            _grace_period_ignored,
+            "a terminating Pod goes away at its next update, before its grace period is over",
+        ),
+        Variant(
+            "eviction-all-pods-ready",
+            "-",
+            "an unready Pod is evicted without spending the budget",
+            APISERVER,
+            (API,),
+            "API_EVICT_009 or API_EVICT_010 or API_EVICT_011",
+            _eviction_all_pods_ready,
+            "an eviction takes every Pod for Ready",
+        ),
+        Variant(
+            "pdb-counts-every-pod-healthy",
+            "-",
+            "currentHealthy counts only Ready Pods",
+            APISERVER,
+            (API,),
+            "API_PDB_004 or API_EVICT_011",
+            _pdb_counts_every_pod_healthy,
+            "the disruption controller counts every running Pod as healthy, Ready or not",
         ),
         Variant(
             "disruptions-off-by-one",
