@@ -21,11 +21,13 @@ PROCESS_FEATURES := $(wildcard features/test_machine_deletion_scenarios.py featu
 	features/test_hic_scenarios.py features/test_runtime_extension_scenarios.py)
 
 # Each run is spread over twice as many pytest-xdist workers as the machine has CPUs: many tests wait on a
-# child process or a bounded real-time deadline, and another worker uses the CPU meanwhile. worksteal
-# keeps the workers busy to the end (tests/conftest.py puts the longest modules first); every test has
-# its own world and ports.
+# child process or a bounded real-time deadline, and another worker uses the CPU meanwhile.
+# tests/conftest.py puts the longest modules first and --maxschedchunk 1 hands tests out two at a time, so
+# the long ones are spread over the workers from the start and none runs alone at the end (by default, and
+# with worksteal, the first worker gets a quarter of the suite in one chunk: every long test). Every test
+# has its own world and ports.
 WORKERS ?= $(shell $(PYTHON) -c 'import os; print(2 * len(os.sched_getaffinity(0)))' 2>/dev/null || echo auto)
-XDIST := -n $(WORKERS) --dist worksteal
+XDIST := -n $(WORKERS) --maxschedchunk 1
 
 # Bytecode is written and shared: each test's child processes (serve, the controllers, a conformance run)
 # would otherwise compile every module of the kit again (some environments set PYTHONDONTWRITEBYTECODE).

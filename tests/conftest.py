@@ -5,8 +5,9 @@ Two things, neither changing what a test checks:
 - ``slow``: tests that cost the most and whose rule another test of ``make test`` already holds (named
   below). ``make test`` deselects them (``-m "not slow"``); ``make test-all`` runs them, as CI's nightly
   run does (README "Continuous integration").
-- Long tests first: with ``--dist worksteal`` the workers then finish together instead of one worker
-  running the slowest file alone at the end. The order is by module, from timings of a serial run.
+- Long tests first: with ``--maxschedchunk 1`` (Makefile) xdist hands tests out two at a time, so the
+  longest are spread over the workers from the start and none runs alone at the end. The order is by
+  module, from the timings of a serial run.
 """
 
 from __future__ import annotations
