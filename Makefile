@@ -43,7 +43,7 @@ test: $(STAMP)  ## unit and real-client tests, every feature in-process; each tr
 		&& $(BIN)/python -m pytest -q $(XDIST) features --transport http --transport-selection cover \
 		&& $(BIN)/python -m pytest -q $(XDIST) $(PROCESS_FEATURES) --transport process --transport-selection cover
 
-# make test-all: everything, every feature in every transport (CI's nightly run; about 20 minutes on 2 CPUs).
+# make test-all: everything, every feature in every transport (CI's nightly run; about 15 minutes on 2 CPUs).
 test-all: $(STAMP)  ## every test, and every feature in-process, over HTTP and with the controllers as a process
 	$(BIN)/python -m pytest -q $(XDIST) tests features && $(BIN)/python -m pytest -q $(XDIST) features --transport http \
 		&& $(BIN)/python -m pytest -q $(XDIST) $(PROCESS_FEATURES) --transport process

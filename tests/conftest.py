@@ -31,6 +31,11 @@ SLOW_TESTS = {
     # each profile's harness is driven by test_each_profiles_broken_example_is_not_conformant_naming_the_rule.
     "tests/test_controller_target.py::test_each_profiles_reference_controller_as_a_third_party_is_conformant":
         "features --transport process, tests/test_controller_target.py (deployment, broken examples)",
+    # ~37 s: about twenty machine deletion scenarios against the reference machine controller in lockstep; the
+    # same controller as a process over the same stdio protocol is features --transport process, and the
+    # lockstep runner passing a controller is test_the_reference_deployment_controller_as_a_third_party_is_conformant.
+    "tests/test_machine_controller_target.py::test_the_reference_machine_controller_as_the_command_passes_in_lockstep":
+        "features --transport process, tests/test_controller_target.py (deployment)",
 }
 
 # Modules whose tests are the longest (subprocesses, bounded real-time waits), longest first.
