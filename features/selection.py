@@ -28,7 +28,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from pytest_bdd.scenario import find_fixturedefs_for_step, iterparentnodeids, scenario_wrapper_template_registry
+from pytest_bdd.compat import get_fixture_names, getfixturedefs
+from pytest_bdd.scenario import iterparentnodeids, scenario_wrapper_template_registry
 from pytest_bdd.steps import step_function_context_registry
 
 from harness.resources import behaviors
@@ -66,7 +67,20 @@ def step_definition_name(fixturedef: Any) -> str:
     return f"{context.step_func.__module__}:{code.co_firstlineno} {context.parser.name}"
 
 
-def coverage_units(item: pytest.Item, profiles: set[str], cache: dict[tuple[str, str], str]) -> list[str] | None:
+def visible_step_definitions(item: pytest.Item) -> list[tuple[Any, Any]]:
+    """The step definitions ``item`` sees, each (fixture definition, pytest-bdd step context): what
+    ``pytest_bdd.scenario.find_fixturedefs_for_step`` goes through for every step, gathered once."""
+    fixturemanager = item.session._fixturemanager
+    found = []
+    for name in get_fixture_names(fixturemanager=fixturemanager):
+        for fixturedef in getfixturedefs(fixturemanager, name, item) or []:
+            context = step_function_context_registry.get(fixturedef.func)
+            if context is not None:
+                found.append((fixturedef, context))
+    return found
+
+
+def coverage_units(item: pytest.Item, profiles: set[str], cache: dict[Any, Any]) -> list[str] | None:
     """What running ``item`` exercises, each unit a string whose first word is its kind: ``given``,
     ``when``, ``then`` for each step definition its steps resolve to (as pytest-bdd resolves them: the
     deepest visible definition, the last one registered), ``feature`` for its feature file,
@@ -79,11 +93,15 @@ def coverage_units(item: pytest.Item, profiles: set[str], cache: dict[tuple[str,
     example = callspec.params.get("_pytest_bdd_example", {}) if callspec is not None else {}
     scenario = template.render(example)
     units = [f"feature {scenario.feature.rel_filename}"]
-    fixturemanager = item.session._fixturemanager
+    # Which definitions a scenario sees depends on its folder's conftests only.
+    folder = item.path.parent
+    if folder not in cache:
+        cache[folder] = visible_step_definitions(item)
     for step in scenario.steps:
-        key = (step.type, step.name)
+        key = (folder, step.type, step.name)
         if key not in cache:
-            defs = list(find_fixturedefs_for_step(step=step, fixturemanager=fixturemanager, node=item))
+            defs = [fixturedef for fixturedef, context in cache[folder]
+                    if context.type in (None, step.type) and context.parser.is_matching(step.name)]
             defs.sort(key=lambda d: list(iterparentnodeids(d.baseid)))
             # (the step's own type: a definition made with ``step()`` serves any)
             found = f"{step.type} {step_definition_name(defs[-1])}" if defs else f"undefined {step.type} {step.name}"
@@ -136,7 +154,7 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
     if not applies and not report:
         return result
     profiles = {str(b.get("profile")) for b in behaviors() if b.get("profile")}
-    cache: dict[tuple[str, str], str] = {}
+    cache: dict[Any, Any] = {}
     units = [coverage_units(item, profiles, cache) for item in items]
     scenarios = [i for i, u in enumerate(units) if u is not None]
     always_tags = ALWAYS_OVER_HTTP if how == "http" else ()
