@@ -47,6 +47,7 @@ COVERED = {
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
+    """``--transport-selection`` and ``--transport-selection-report``."""
     group = parser.getgroup("lifecycle-tck")
     group.addoption(
         "--transport-selection", default=ALL, choices=(ALL, COVER),
@@ -136,6 +137,7 @@ def cover(units: Sequence[Iterable[str]], always: Sequence[bool]) -> list[int]:
 
 
 def _transport(config: pytest.Config) -> str:
+    # As features/conftest.py's transport(): the reference-process target always runs the controllers as a process.
     if config.getoption("--target") == "reference-process":
         return "process"
     return str(config.getoption("--transport"))
