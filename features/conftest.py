@@ -46,6 +46,8 @@ SEEDS = tuple(f"seed_{n:03d}" for n in range(5))
 pytest_plugins = [
     # --target and each target's options (the root conftest.py of a checkout loads it too).
     "features.options",
+    # --transport-selection: the transports' own part of the features (make test).
+    "features.selection",
     "features.steps.objects",
     "features.steps.responses",
     "features.steps.pods",
