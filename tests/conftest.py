@@ -36,6 +36,11 @@ SLOW_TESTS = {
     # lockstep runner passing a controller is test_the_reference_deployment_controller_as_a_third_party_is_conformant.
     "tests/test_machine_controller_target.py::test_the_reference_machine_controller_as_the_command_passes_in_lockstep":
         "features --transport process, tests/test_controller_target.py (deployment)",
+    # ~10 min under load: every scenario of the machine_controller profile against the reference machine controller
+    # in lockstep (CI's nightly run, `.ci/run --nightly`); the 21-scenario lockstep run above and the process
+    # transport hold the same rules in `make test-all` and `make test`.
+    "tests/test_machine_controller_target.py::test_the_reference_machine_controller_as_the_command_passes_the_whole_profile_in_lockstep":
+        "features --transport process, tests/test_machine_controller_target.py (lockstep subset, in make test-all)",
 }
 
 # Modules whose tests are the longest (subprocesses, bounded real-time waits), longest first.

@@ -43,8 +43,11 @@ EXAMPLES = [
      "no-wait-for-workers", "CL_CASCADE_001", "before MachineDeployment default/md-0 was gone"),
     ("topology_controller", "extensionconfig,topology", "RT_BCD_001 or RT_BCD_003",
      "delete-ignores-hook", "RT_BCD_001", "the Cluster is marked ok-to-delete"),
-    ("addon_controller", "addons", "AD_ORDER_001 or AD_CYCLE_001",
-     "ignore-dependents", "AD_ORDER_001", "removed in the order "),
+    # Ignoring dependents shows only when the controller happens to take a prerequisite before its dependent
+    # (a chain of four leaves in the right order by chance once in 24 runs): the diamond of five as well
+    # makes a chance pass once in about 1,400.
+    ("addon_controller", "addons", "AD_ORDER_001 or AD_ORDER_002 or AD_CYCLE_001",
+     "ignore-dependents", "AD_ORDER_00", "removed in the order "),
     ("rollout_deployment", "deployment", "RH_ORDER_002", "no-pause", "RH_ORDER_002", "scaled while hooks"),
     ("rollout_statefulset", "statefulset", "RH_STS_001 or RH_STS_002",
      "no-pause", "RH_STS_001", "a Pod changed while hooks "),
@@ -114,8 +117,9 @@ def test_each_profiles_broken_example_is_not_conformant_naming_the_rule(
     summary = _summary(run)
     assert run.returncode == 1, run.stdout[-6000:] + run.stderr[-3000:]
     assert f"Verdict: NOT CONFORMANT — {profile} NOT CONFORMANT" in summary
-    (failed,) = [line for line in summary.splitlines() if line.lstrip().startswith("FAILED")]
-    assert "[must]" in failed and f"({rule})" in failed, summary
+    failed = [line for line in summary.splitlines() if line.lstrip().startswith("FAILED")]
+    assert failed and all("[must]" in line for line in failed), summary
+    assert any(f"({rule}" in line for line in failed), summary
     assert reason in summary, summary
 
 
