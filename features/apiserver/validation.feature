@@ -74,3 +74,46 @@ Feature: Validation of writes
     And nothing was written
     And the ConfigMap "default/cfg" has no labels
     And the current resourceVersion of ConfigMaps is still the remembered one
+
+  @API_VALID_008 @must
+  Scenario Outline: A Job's name becomes a label value of its Pods, so it may have at most 63 characters
+    When a Job "default/<name>" is created
+    Then the write is <outcome>
+
+    Examples:
+      | case     | name  | outcome                    |
+      | at-limit | web-7d4b9c-pre-upgrade-database-schema-migration-and-cache-warm | accepted                   |
+      | over     | web-7d4b9c-pre-upgrade-database-schema-migration-and-cache-warmu | refused with 422 "Invalid" |
+
+  @API_VALID_008 @must
+  Scenario: A created Job selects its Pods by its uid and labels its Pod template with its name and uid
+    When a Job "default/web-7d4b9c-pre-upgrade-database-schema-migration-and-cache-warm" is created
+    Then the write is accepted
+    And the Job "default/web-7d4b9c-pre-upgrade-database-schema-migration-and-cache-warm" selects its Pods by its uid and labels its Pod template with its name and uid
+
+  @API_VALID_008 @must
+  Scenario: A Job whose name is too long for a label is refused on its template's labels, and nothing is written
+    When a Job "default/web-7d4b9c-pre-upgrade-database-schema-migration-and-cache-warmu" is created
+    Then the write is refused with 422 "Invalid" and the message:
+      """
+      Job.batch "web-7d4b9c-pre-upgrade-database-schema-migration-and-cache-warmu" is invalid: spec.template.labels: Invalid value: "web-7d4b9c-pre-upgrade-database-schema-migration-and-cache-warmu": must be no more than 63 characters
+      """
+    And the refusal names the field "spec.template.labels" as "must be no more than 63 characters"
+    And nothing was written
+
+  @API_VALID_009 @must
+  Scenario: With manualSelector a Job keeps its own selector and its Pod template's labels
+    When a Job "default/migrate" with the manual selector "app=migrate" over a Pod template labelled "app=migrate" is created
+    Then the write is accepted
+
+  @API_VALID_009 @must
+  Scenario Outline: A Job's own selector must match its Pod template, and needs manualSelector
+    When a Job "default/migrate" with <selection> "<selector>" over a Pod template labelled "app=migrate" is created
+    Then the write is refused with 422 "Invalid"
+    And the refusal names the field "<field>" as "<detail>"
+    And nothing was written
+
+    Examples:
+      | case            | selection           | selector    | field                         | detail                                      |
+      | manual-mismatch | the manual selector | app=db      | spec.template.metadata.labels | `selector` does not match template `labels` |
+      | not-manual      | the selector        | app=migrate | spec.selector                 | `selector` not auto-generated               |

@@ -9,6 +9,12 @@ from typing import Any
 from pytest_bdd import given, then, when
 
 from features.steps.context import ObjectRef, ScenarioContext, labels_of, sentence
+from harness.kube.names.batch import (
+    JOB_CONTROLLER_UID_LABEL,
+    JOB_NAME_LABEL,
+    LEGACY_JOB_CONTROLLER_UID_LABEL,
+    LEGACY_JOB_NAME_LABEL,
+)
 from harness.kube.names.core import PAUSE_IMAGE
 from harness.kube.names.meta import PROPAGATION_FOREGROUND, PROPAGATION_ORPHAN
 
@@ -162,6 +168,22 @@ def when_owned_created(ctx: ScenarioContext, kind: str, ref: str, owner_kind: st
     ctx.act(lambda: _create(ctx, dependent))
 
 
+@when(sentence('a Job "{ref:Q}" with {selection} "{selector:Q}" over a Pod template labelled "{labels:Q}" '
+               'is created'))
+def when_job_with_selector_created(ctx: ScenarioContext, ref: str, selection: str, selector: str,
+                                   labels: str) -> None:
+    # "the manual selector" sets manualSelector: true; "the selector" leaves selector generation on.
+    assert selection in ("the manual selector", "the selector"), f"unknown selection {selection!r}"
+    obj = minimal(ctx.ref("Job", ref))
+    obj["spec"] = {"selector": {"matchLabels": labels_of(selector)},
+                   "template": {"metadata": {"labels": labels_of(labels)},
+                                "spec": {"restartPolicy": "Never",
+                                         "containers": [{"name": "job", "image": PAUSE_IMAGE}]}}}
+    if selection == "the manual selector":
+        obj["spec"]["manualSelector"] = True
+    ctx.act(lambda: _create(ctx, obj))
+
+
 @when(sentence('a ConfigMap "{ref:Q}" with annotations of {size:Int} bytes in total is created'))
 def when_created_with_annotation_size(ctx: ScenarioContext, ref: str, size: int) -> None:
     key = "example.com/blob"
@@ -260,6 +282,18 @@ def then_has_label(ctx: ScenarioContext, kind: str, ref: str, label: str) -> Non
     labels = ctx.get(target)["metadata"].get("labels") or {}
     for key, value in labels_of(label).items():
         assert labels.get(key) == value, f"{target} has labels {labels}, expected {key}={value}"
+
+
+@then(sentence('the Job "{ref:Q}" selects its Pods by its uid and labels its Pod template with its name and uid'))
+def then_job_selector_generated(ctx: ScenarioContext, ref: str) -> None:
+    target = ctx.ref("Job", ref)
+    job = ctx.get(target)
+    uid, name = job["metadata"]["uid"], job["metadata"]["name"]
+    assert job["spec"]["selector"] == {"matchLabels": {JOB_CONTROLLER_UID_LABEL: uid}}, job["spec"]["selector"]
+    labels = (job["spec"]["template"].get("metadata") or {}).get("labels") or {}
+    wanted = {JOB_CONTROLLER_UID_LABEL: uid, LEGACY_JOB_CONTROLLER_UID_LABEL: uid,
+              JOB_NAME_LABEL: name, LEGACY_JOB_NAME_LABEL: name}
+    assert {k: labels.get(k) for k in wanted} == wanted, f"{target}'s Pod template has the labels {labels}"
 
 
 @then(sentence('the {kind:Kind} "{ref:Q}" does not have the label "{key:Q}"'))

@@ -8,13 +8,16 @@ from __future__ import annotations
 
 from typing import Any
 
+from harness.kube.names.batch import (
+    JOB_CONTROLLER_UID_LABEL,
+    JOB_NAME_LABEL,
+    LEGACY_JOB_CONTROLLER_UID_LABEL,
+    LEGACY_JOB_NAME_LABEL,
+)
+
 NAMESPACE_NAME_LABEL = "kubernetes.io/metadata.name"
 NAMESPACE_FINALIZER = "kubernetes"
 DEFAULT_TERMINATION_GRACE = 30
-JOB_CONTROLLER_UID_LABEL = "batch.kubernetes.io/controller-uid"
-JOB_NAME_LABEL = "batch.kubernetes.io/job-name"
-LEGACY_JOB_CONTROLLER_UID_LABEL = "controller-uid"
-LEGACY_JOB_NAME_LABEL = "job-name"
 
 
 def default_pod_spec(spec: dict[str, Any]) -> None:
@@ -137,22 +140,53 @@ def _job(obj: dict[str, Any]) -> None:
     spec.setdefault("completionMode", "NonIndexed")
     spec.setdefault("suspend", False)
     spec.setdefault("podReplacementPolicy", "TerminatingOrFailed")
-    if not spec.get("manualSelector"):
-        uid = obj["metadata"]["uid"]
-        name = obj["metadata"]["name"]
-        spec["selector"] = {"matchLabels": {JOB_CONTROLLER_UID_LABEL: uid}}
-        labels = spec.setdefault("template", {}).setdefault("metadata", {}).setdefault("labels", {})
-        labels.update({
-            JOB_CONTROLLER_UID_LABEL: uid,
-            JOB_NAME_LABEL: name,
-            LEGACY_JOB_CONTROLLER_UID_LABEL: uid,
-            LEGACY_JOB_NAME_LABEL: name,
-        })
+    # The selector and template labels were generated before validation (generate_job_selector).
     # Before the pod defaults, which would make it Always (a value Job validation rejects).
     template_spec = spec.setdefault("template", {}).get("spec")
     if isinstance(template_spec, dict):
         template_spec.setdefault("restartPolicy", "Never")
     _default_template(obj)
+
+
+def generate_job_selector(obj: dict[str, Any]) -> None:
+    """The Job strategy's selector generation (``generateSelector``), unless ``manualSelector`` is true.
+
+    The template gets the name labels (``job-name``, ``batch.kubernetes.io/job-name``) and the uid
+    labels (``controller-uid``, ``batch.kubernetes.io/controller-uid``) where the user did not set
+    them, and the selector's matchLabels get ``batch.kubernetes.io/controller-uid`` where absent.
+    Values the user set are kept: a conflict is for validation to refuse. Runs before validation,
+    as upstream's PrepareForCreate does, so a name too long for a label value is refused (422).
+    """
+    spec = obj.setdefault("spec", {})
+    if not isinstance(spec, dict) or spec.get("manualSelector") is True:
+        return
+    meta = obj["metadata"]
+    template = spec.get("template")
+    if not isinstance(template, dict):
+        template = spec["template"] = {}
+    template_meta = template.get("metadata")
+    if not isinstance(template_meta, dict):
+        template_meta = template["metadata"] = {}
+    labels = template_meta.get("labels")
+    if not isinstance(labels, dict):
+        labels = template_meta["labels"] = {}
+    for key in (LEGACY_JOB_NAME_LABEL, JOB_NAME_LABEL):
+        labels.setdefault(key, meta.get("name", ""))
+    for key in (LEGACY_JOB_CONTROLLER_UID_LABEL, JOB_CONTROLLER_UID_LABEL):
+        labels.setdefault(key, meta.get("uid", ""))
+    selector = spec.get("selector")
+    if not isinstance(selector, dict):
+        selector = spec["selector"] = {}
+    match_labels = selector.get("matchLabels")
+    if not isinstance(match_labels, dict):
+        match_labels = selector["matchLabels"] = {}
+    match_labels.setdefault(JOB_CONTROLLER_UID_LABEL, meta.get("uid", ""))
+
+
+def prepare_before_validation(api_version: str, kind: str, obj: dict[str, Any]) -> None:
+    """The create-time changes upstream makes before validating (for now the Job's selector)."""
+    if (api_version, kind) == ("batch/v1", "Job"):
+        generate_job_selector(obj)
 
 
 def _pdb(obj: dict[str, Any]) -> None:

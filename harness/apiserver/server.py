@@ -286,6 +286,8 @@ class APIServer:
             if old is not None:
                 return validation.validate_volume_attachment_update(obj, old)
             return validation.validate_volume_attachment(obj)
+        if key == ("batch/v1", "Job"):
+            return validation.validate_job(obj, old)
         if rt.kind in validation.WORKLOAD_KINDS and not rt.custom:
             return validation.validate_workload_spec(rt.kind, obj.get("spec"))
         if key == ("v1", "Pod"):
@@ -338,6 +340,10 @@ class APIServer:
         generated = not meta.get("name") and bool(meta.get("generateName"))
         if generated:
             meta["name"] = meta["generateName"] + _suffix()
+        # The uid first: the Job strategy writes it into the selector before validation.
+        meta["uid"] = str(uuid.uuid4())
+        unprepared_spec = clone(obj.get("spec")) if generated else None
+        defaults.prepare_before_validation(rt.api_version, rt.kind, obj)
         self._validate(rt, obj, None)
         self.check_namespace_for_create(rt, ns, meta["name"])
         skey = self.skey(rt)
@@ -348,7 +354,12 @@ class APIServer:
                     break
             else:
                 raise errors.already_exists(rt.plural, rt.group, meta["name"])
-        meta["uid"] = str(uuid.uuid4())
+            # Each retry starts again from the request (the Job's labels carry the new name).
+            if unprepared_spec is None:
+                obj.pop("spec", None)
+            else:
+                obj["spec"] = clone(unprepared_spec)
+            defaults.prepare_before_validation(rt.api_version, rt.kind, obj)
         meta["creationTimestamp"] = self.now()
         if rt.has_generation:
             meta["generation"] = 1

@@ -12,6 +12,12 @@ from typing import Any
 
 from harness.kube import selectors
 from harness.kube.errors import FieldError, duplicate, forbidden, invalid, not_supported, required, too_long
+from harness.kube.names.batch import (
+    JOB_CONTROLLER_UID_LABEL,
+    JOB_NAME_LABEL,
+    LEGACY_JOB_CONTROLLER_UID_LABEL,
+    LEGACY_JOB_NAME_LABEL,
+)
 from harness.kube.validation import (
     FIELD_IMMUTABLE_MSG,
     INT_OR_PERCENT_MSG,
@@ -35,7 +41,9 @@ from harness.kube.validation import (
     is_dns1123_label,
     is_dns1123_subdomain,
     is_valid_percent,
+    validate_annotations,
     validate_label_selector,
+    validate_labels,
 )
 
 CSI_DRIVER_NAME_MAX_LENGTH = 63
@@ -419,4 +427,103 @@ def validate_workload_spec(kind: str, spec: Mapping[str, Any] | None, field_path
             errs.append(_invalid_rendered(labels_path, _go_string_map(labels), SELECTOR_MISMATCH_MSG))
     if "template" in body or kind != "ReplicationController":
         errs.extend(validate_pod_spec(template.get("spec"), _child(_child(field_path, "template"), "spec")))
+    return errs
+
+
+# -- Job (pkg/apis/batch/validation ValidateJob; the selector the Job strategy generates) -----------
+
+SELECTOR_NOT_GENERATED_MSG = "`selector` not auto-generated"
+
+
+def _go_label_selector(selector: Mapping[str, Any]) -> str:
+    """``%#v`` of a ``*metav1.LabelSelector``, as an Invalid error prints it."""
+    match_labels = selector.get("matchLabels")
+    labels_text = _go_string_map(match_labels) if match_labels else "map[string]string(nil)"
+    expressions = [e for e in _as_list(selector.get("matchExpressions")) if isinstance(e, dict)]
+    if expressions:
+        items = []
+        for expr in expressions:
+            values = _as_list(expr.get("values"))
+            values_text = ("[]string{" + ", ".join(go_quote(_text(v)) for v in values) + "}"
+                           if values else "[]string(nil)")
+            items.append(f'v1.LabelSelectorRequirement{{Key:{go_quote(_text(expr.get("key")))}, '
+                         f'Operator:{go_quote(_text(expr.get("operator")))}, Values:{values_text}}}')
+        expressions_text = "[]v1.LabelSelectorRequirement{" + ", ".join(items) + "}"
+    else:
+        expressions_text = "[]v1.LabelSelectorRequirement(nil)"
+    return f"&v1.LabelSelector{{MatchLabels:{labels_text}, MatchExpressions:{expressions_text}}}"
+
+
+def _selector_or_none(selector: dict[str, Any]) -> selectors.LabelSelector | None:
+    """The parsed selector, or None where upstream's LabelSelectorAsSelector fails (already reported)."""
+    try:
+        return selectors.label_selector_from_dict(selector)
+    except ValueError:
+        return None
+
+
+def _has_label(labels: Any, key: str, expected: str) -> list[FieldError]:
+    """``ValidateHasLabel`` on the pod template's metadata."""
+    path = f"spec.template.metadata.labels[{key}]"
+    current = _as_dict(labels)
+    if key not in current:
+        return [required(path, f"must be '{expected}'")]
+    if current[key] != expected:
+        return [_invalid_rendered(path, _go_string_map(current), f"must be '{expected}'")]
+    return []
+
+
+def _generated_selector_errors(obj: Mapping[str, Any], require_prefixed: bool) -> list[FieldError]:
+    """``validateGeneratedSelector``: unless manualSelector is true, the template carries the job's
+    name and uid labels and the selector selects exactly what was generated."""
+    spec = _as_dict(obj.get("spec"))
+    if spec.get("manualSelector") is True or not isinstance(spec.get("selector"), dict):
+        return []
+    meta = _as_dict(obj.get("metadata"))
+    uid, name = _text(meta.get("uid")), _text(meta.get("name"))
+    errs: list[FieldError] = []
+    if not uid:
+        errs.append(required("metadata.uid"))
+    labels = _as_dict(_as_dict(spec.get("template")).get("metadata")).get("labels")
+    errs += _has_label(labels, LEGACY_JOB_CONTROLLER_UID_LABEL, uid)
+    errs += _has_label(labels, LEGACY_JOB_NAME_LABEL, name)
+    expected = {LEGACY_JOB_CONTROLLER_UID_LABEL: uid, LEGACY_JOB_NAME_LABEL: name}
+    if require_prefixed:
+        errs += _has_label(labels, JOB_CONTROLLER_UID_LABEL, uid)
+        errs += _has_label(labels, JOB_NAME_LABEL, name)
+        expected.update({JOB_CONTROLLER_UID_LABEL: uid, JOB_NAME_LABEL: name})
+    selector = _selector_or_none(spec["selector"])
+    if selector is not None and not selector.matches(expected):
+        errs.append(_invalid_rendered("spec.selector", _go_label_selector(spec["selector"]),
+                                      SELECTOR_NOT_GENERATED_MSG))
+    return errs
+
+
+def validate_job(obj: Mapping[str, Any], old: Mapping[str, Any] | None = None) -> list[FieldError]:
+    """The parts of ``ValidateJob`` that concern the selector and the pod template's metadata.
+
+    The template's labels are label values (``spec.template.labels``: a Job name over 63 characters
+    makes the generated ``job-name`` labels invalid), the generated selector is as generated, and the
+    selector (required) matches the template's labels. On update the prefixed labels are required
+    only if the stored Job had both, as upstream's ``validationOptionsForJob`` says.
+    """
+    spec = _as_dict(obj.get("spec"))
+    require_prefixed = True
+    if old is not None:
+        old_labels = _as_dict(_as_dict(_as_dict(_as_dict(old.get("spec")).get("template")).get("metadata"))
+                              .get("labels"))
+        require_prefixed = JOB_NAME_LABEL in old_labels and JOB_CONTROLLER_UID_LABEL in old_labels
+    errs = _generated_selector_errors(obj, require_prefixed)
+    template_meta = _as_dict(_as_dict(spec.get("template")).get("metadata"))
+    labels = template_meta.get("labels")
+    errs += validate_labels(labels, "spec.template.labels")
+    errs += validate_annotations(template_meta.get("annotations"), "spec.template.annotations")
+    if not isinstance(spec.get("selector"), dict):
+        errs.append(required("spec.selector"))
+        return errs
+    errs += validate_label_selector(spec["selector"], "spec.selector")
+    selector = _selector_or_none(spec["selector"])
+    if selector is not None and not selector.matches(_as_dict(labels)):
+        errs.append(_invalid_rendered("spec.template.metadata.labels", _go_string_map(labels),
+                                      SELECTOR_MISMATCH_MSG))
     return errs

@@ -207,9 +207,14 @@ def conflict(resource: str, group: str, name: str, reason_text: str = OPTIMISTIC
 
 
 def invalid_object(kind: str, group: str, name: str, errors: list[FieldError]) -> StatusError:
-    """422 ``Invalid`` with one cause per field error (``details.kind`` is the Kind)."""
-    text = ", ".join(str(e) for e in errors)
-    if len(errors) > 1:
+    """422 ``Invalid`` with one cause per field error (``details.kind`` is the Kind).
+
+    The message names each distinct error once (``ErrorList.ToAggregate`` drops repeats), while the
+    causes keep every error, repeats included, as ``NewInvalid`` lists them.
+    """
+    texts = list(dict.fromkeys(str(e) for e in errors))
+    text = ", ".join(texts)
+    if len(texts) > 1:
         text = "[" + text + "]"
     details = _details(name, group, kind)
     details["causes"] = [e.cause() for e in errors]
