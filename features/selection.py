@@ -17,8 +17,10 @@ same set):
 is deselected: every scenario still runs there. ``--transport-selection all`` (the default) runs
 everything; ``make test-all`` runs the full cross-product.
 
-``--transport-selection-report PATH`` writes, as JSON, each collected scenario's coverage units and the
-selected ones (tests/test_transport_selection.py checks that the selection covers everything)."""
+``--transport-selection-report PATH`` writes, as JSON, each collected scenario's coverage units, the selected
+ones and every step function the scenarios could see (tests/test_transport_selection.py checks that the
+selection covers everything, and that no step function is left that no scenario uses: the selection can
+only cover what some scenario reaches)."""
 
 from __future__ import annotations
 
@@ -66,6 +68,13 @@ def step_definition_name(fixturedef: Any) -> str:
     context = step_function_context_registry[fixturedef.func]
     code = context.step_func.__code__
     return f"{context.step_func.__module__}:{code.co_firstlineno} {context.parser.name}"
+
+
+def step_function_name(fixturedef: Any) -> str:
+    """The function behind a step definition, ``module:line``: one function may serve several sentences
+    (singular and plural), and it is the function's code that a transport runs."""
+    code = step_function_context_registry[fixturedef.func].step_func.__code__
+    return f"{step_function_context_registry[fixturedef.func].step_func.__module__}:{code.co_firstlineno}"
 
 
 def visible_step_definitions(item: pytest.Item) -> list[tuple[Any, Any]]:
@@ -173,6 +182,10 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
             "scenarios": {items[i].nodeid: units[i] for i in scenarios},
             "always": [items[i].nodeid for i, must in zip(scenarios, always, strict=True) if must],
             "selected": [items[i].nodeid for i in scenarios if i in chosen or not applies],
+            # Every step function the collected scenarios could see, used or not: a function no collected
+            # scenario uses is run by no selection (tests/test_transport_selection.py wants none).
+            "step_functions": sorted({step_function_name(fixturedef) for folder, found in cache.items()
+                                      if isinstance(folder, Path) for fixturedef, _ in found}),
         }, indent=1))
     if applies:
         away = [item for i, item in enumerate(items) if i not in chosen and units[i] is not None]

@@ -106,3 +106,19 @@ def test_the_steps_import_only_the_vocabulary_the_spec_and_their_tools(path: Pat
                and name not in ("harness", "controllers")]
     # ``from harness.world.extension import X`` also lists ``harness.world.extension.X``: under a tool.
     assert not outside, f"{path.name} imports beyond the vocabulary, the spec and the Scene: {outside}"
+
+
+# What the reference controllers keep for themselves (harness/kube/names defines it beside the public
+# contract, for the controllers): another implementation need not write it, so the oracle never reads it.
+REFERENCE_BOOKKEEPING = ("HOOK_STATE_ANNOTATION",)
+ORACLE_SOURCES = [path for folder in ("features", "harness/targets", "harness/spec")
+                  for path in sorted((ROOT / folder).rglob("*.py"))]
+
+
+@pytest.mark.parametrize("path", ORACLE_SOURCES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_the_oracle_never_reads_the_reference_controllers_bookkeeping(path: Path) -> None:
+    from harness.kube.names import rollout_hooks
+
+    text = path.read_text()
+    named = [name for name in REFERENCE_BOOKKEEPING if name in text or getattr(rollout_hooks, name) in text]
+    assert not named, f"{path.relative_to(ROOT)} reads the reference controllers' own bookkeeping: {named}"

@@ -7,9 +7,11 @@ from __future__ import annotations
 
 import datetime
 import os
+import re
 
 import pytest
 
+from harness.resources import behaviors
 from tests.wrong_controllers.__main__ import INPROCESS, chosen, command, run
 from tests.wrong_controllers.catalogue import APISERVER, VARIANTS, apply
 
@@ -57,3 +59,13 @@ def test_the_variants_once_missed_stay_in_the_catalogue() -> None:
     once_missed = {"grace-period-ignored", "eviction-all-pods-ready", "long-job-names-not-cut",
                    "parallel-groups-daemonset", "no-cap-statefulset", "abort-ignored-daemonset"}
     assert once_missed <= set(VARIANTS)
+
+
+def test_a_behavior_id_a_variant_names_is_in_the_catalogue() -> None:
+    # The rule is what --list and the README's kill rate name; an id that is not in behaviors.yaml names
+    # no rule a user can look up.
+    known = {b["id"] for b in behaviors()}
+    behavior_id = re.compile(r"\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*_\d{3}\b")
+    named = {(v.name, i) for v in VARIANTS.values() for i in behavior_id.findall(v.rule)}
+    assert named, "no variant names a behavior id"
+    assert not sorted((name, i) for name, i in named if i not in known)

@@ -766,22 +766,6 @@ def _machine_records(ctx: ScenarioContext, capi: CapiScene, name: str) -> list[d
     return ctx.scene.audit(resource=AUDIT_RESOURCES[MACHINE_KIND], name=name, namespace=capi.namespace)
 
 
-def _has_annotation(obj: dict[str, Any] | None, key: str) -> bool:
-    return key in (((obj or {}).get("metadata") or {}).get("annotations") or {})
-
-
-@then(sentence('the Machine "{name:Q}" no longer has the annotation "{key:Q}"'))
-def then_lacks_annotation(ctx: ScenarioContext, capi: CapiScene, name: str, key: str) -> None:
-    """The Machine exists without the annotation; or it is gone, and a recorded write removed the
-    annotation before it went (a Machine that never existed or never had it does not pass)."""
-    machine = find_in(ctx.client, CLUSTER_API_VERSION, MACHINE_KIND, name, capi.namespace)
-    if machine is None:
-        assert _removed(ctx, capi, name, lambda obj: _has_annotation(obj, key)), (
-            f"the Machine {name} is gone and no recorded write removed {key!r} from it")
-        return
-    assert not _has_annotation(machine, key), f"the Machine {name} still has {key!r}"
-
-
 @then(sentence('within {seconds:Int} seconds the Machine "{name:Q}" no longer has the finalizer "{finalizer:Q}"'))
 def then_lacks_finalizer_within(ctx: ScenarioContext, capi: CapiScene, seconds: int, name: str,
                                 finalizer: str) -> None:
@@ -967,20 +951,6 @@ def then_infrastructure_deleted_after(ctx: ScenarioContext, capi: CapiScene, nam
     assert deleted > removal["seq"], (
         f"the FakeMachine {name} was marked for deletion (#{deleted}) while the Machine {name2} still carried "
         f"{key!r} (removed at #{removal['seq']})")
-
-
-@then(sentence('the annotation "{key:Q}" was removed while the Machine "{name:Q}" waited for it, before its Node was '
-               'cordoned'))
-def then_removed_while_waiting(ctx: ScenarioContext, capi: CapiScene, key: str, name: str) -> None:
-    removal = _hook_removal_seq(ctx, capi, name, key)
-    old = removal["old"]
-    assert old["metadata"].get("deletionTimestamp"), f"{key!r} was removed before the Machine {name} was deleted"
-    node = node_of(capi, name)
-    cordons = [r["seq"] for r in records_of(ctx, "Node", node)
-               if ((r["new"] or {}).get("spec") or {}).get("unschedulable")]
-    assert not cordons or cordons[0] > removal["seq"], (
-        f"the Node {node} was cordoned (#{cordons[0]}) before {key!r} was removed (#{removal['seq']})"
-    )
 
 
 @then(sentence('the {kind:Kind} "{ref:Q}" was deleted'))

@@ -119,11 +119,6 @@ def given_object_with_finalizers(ctx: ScenarioContext, kind: str, ref: str, firs
     ctx.setup(lambda: _create(ctx, obj))
 
 
-@given(sentence('a {kind:Kind} "{ref:Q}" owned by the {owner_kind:Kind} "{owner:Q}"'))
-def given_owned_object(ctx: ScenarioContext, kind: str, ref: str, owner_kind: str, owner: str) -> None:
-    ctx.setup(lambda: _create(ctx, _owned(ctx, kind, ref, [(owner_kind, owner)], block=False)))
-
-
 @given(sentence('a {kind:Kind} "{ref:Q}" owned by the {owner_kind:Kind} "{owner:Q}" and blocking its deletion'))
 def given_blocking_dependent(ctx: ScenarioContext, kind: str, ref: str, owner_kind: str, owner: str) -> None:
     ctx.setup(lambda: _create(ctx, _owned(ctx, kind, ref, [(owner_kind, owner)], block=True)))

@@ -25,27 +25,7 @@ from dataclasses import (
 from fractions import Fraction
 from typing import Any
 
-# Names the steps used to import from here, kept importable from here (defined once in harness/kube/names).
-from harness.kube.names.apps import (  # noqa: F401
-    CONTROLLER_HASH_LABEL,
-    CONTROLLER_REVISION_HASH_LABEL,
-    POD_TEMPLATE_HASH_LABEL,
-    REVISION_ANNOTATION,
-    REVISION_HISTORY_ANNOTATION,
-)
 from harness.kube.names.meta import PATCH_DIRECTIVE
-from harness.kube.names.rollout_hooks import (  # noqa: F401
-    DEFAULT_FAILURE_POLICY,
-    DEFAULT_RETAIN_POLICY,
-    DEFAULT_TRIGGER_TYPE,
-    HOOK_NAME_LABEL,
-    HOOK_OWNER_KIND_LABEL,
-    HOOK_OWNER_NAME_LABEL,
-    HOOK_REVISION_LABEL,
-    HOOK_RUNNING_REASON,
-    LIFECYCLE_HOOKS_CONDITION,
-)
-from harness.kube.names.rollout_hooks import HOOK_PREFIX as HOOK_LABEL_PREFIX  # noqa: F401
 
 _PERCENT = re.compile(r"^([0-9]+)%$")
 
@@ -195,8 +175,6 @@ def runs_when_added(point: Point, new_available: int, *, revision_complete: bool
     for points already passed are not run retroactively): only if the revision has not completed and the
     new revision has not gone past its point (``available <= count``)."""
     return not revision_complete and point.count >= new_available
-
-
 
 
 def revision_template(controller_revision: dict[str, Any]) -> dict[str, Any]:

@@ -23,6 +23,7 @@ import time
 from typing import Any
 from urllib.parse import urlsplit
 
+from harness.kube.groupversion import parse_group_version
 from harness.kube.names.meta import JSON_CONTENT_TYPE
 from harness.kube.names.runtime_sdk import (
     CATALOG,
@@ -105,14 +106,6 @@ def post(url: str, path: str, body: dict[str, Any], timeout_seconds: int, ca_pem
         connection.close()
 
 
-def _group_version(api_version: str) -> tuple[str, str] | None:
-    """``group/version`` split as Kubernetes parses it; None when it has more than one slash."""
-    if "/" not in api_version:
-        return "", api_version
-    group, _, version = api_version.partition("/")
-    return None if "/" in version else (group, version)
-
-
 def handler_problems(handlers: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[str]]:
     """The handlers with the protocol's defaults applied (``failurePolicy`` Fail, ``timeoutSeconds`` 10),
     and every rule they break (empty: none), each in upstream's words."""
@@ -140,6 +133,10 @@ def handler_problems(handlers: list[dict[str, Any]]) -> tuple[list[dict[str, Any
         hook_ref = handler.get("requestHook")
         hook_ref = hook_ref if isinstance(hook_ref, dict) else {}
         api_version, hook = str(hook_ref.get("apiVersion", "")), str(hook_ref.get("hook", ""))
-        if _group_version(api_version) != (HOOKS_GROUP, HOOKS_VERSION) or hook not in CATALOG:
+        try:
+            group_version: tuple[str, str] | None = parse_group_version(api_version)
+        except ValueError:
+            group_version = None
+        if group_version != (HOOKS_GROUP, HOOKS_VERSION) or hook not in CATALOG:
             problems.append(HOOK_UNKNOWN.format(name=name, api_version=api_version, hook=hook))
     return defaulted, problems

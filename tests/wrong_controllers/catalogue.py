@@ -841,7 +841,7 @@ VARIANTS: dict[str, Variant] = {
         Variant(
             "abort-ignored-daemonset",
             "004",
-            "RH_DS_008",
+            "RH_DS_007",
             "rollout_daemonset",
             (ROLLOUT,),
             "seed_004 and rollout_daemonset",
