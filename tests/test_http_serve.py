@@ -15,7 +15,7 @@ import pytest
 import yaml
 from test_http_fixtures import eventually, serving
 
-from harness.apiserver.http import create_app, run_server, url, write_kubeconfig
+from harness.apiserver.http import create_app, run_server, serve, url, write_kubeconfig
 from harness.world.world import World
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -55,6 +55,20 @@ def test_background_server_binds_a_free_port_and_stops(tmp_path: Path) -> None:
         assert httpx.get(f"{url('127.0.0.1', port)}/readyz", timeout=10).text == "ok"
     finally:
         server.stop()
+    assert not server.thread.is_alive()
+
+
+def test_a_server_asked_to_stop_ends_without_waiting_for_its_tick(monkeypatch: pytest.MonkeyPatch) -> None:
+    # With uvicorn's tick made 30 s long, a stop that waited for the next tick to see ``should_exit``, or
+    # paused a tick for the connections to close, would outlast the 10 s join: stop wakes the loop, and
+    # an idle keep-alive connection is closed as soon as it is asked to (issue 16: no real-time waits).
+    monkeypatch.setattr(serve, "TICK_SECONDS", 30.0)
+    server, port = run_server(create_app(World(simulators=[])), "127.0.0.1", 0)
+    with httpx.Client(timeout=10) as client:
+        try:
+            assert client.get(f"{url('127.0.0.1', port)}/readyz").text == "ok"  # the connection stays open
+        finally:
+            server.stop(timeout=10)
     assert not server.thread.is_alive()
 
 
