@@ -107,14 +107,29 @@ def test_an_expired_resource_version_makes_the_watch_list_again(served: Served, 
     admin.post(FAULTS, json={"fault": "DropWatch", "resource": "configmaps", "count": 1, "afterEvents": 1})
     admin.post(FAULTS, json={"fault": "Expired", "resource": "configmaps", "verbs": ["watch"], "count": 1})
     manager, recorder = _start(served)
+    # Every watch the informer opens after the first: the 410 may reach the second one while the settle
+    # below still runs (a loaded machine), and that settle then lists and watches a third time at once.
+    reopened: list[Any] = []
+    watch = recorder.client.watch
+
+    def recorded_watch(*args: Any, **kwargs: Any) -> Any:
+        reopened.append(watch(*args, **kwargs))
+        return reopened[-1]
+
+    recorder.client.watch = recorded_watch  # type: ignore[method-assign]
     _wait(_stream(manager), lambda w: w.ended, "the first watch to end")
     manager.settle()  # lists, and watches from the list's resourceVersion: that one is too old
-    _wait(_stream(manager), lambda w: w.ended, "the 410 in the second watch")
+    assert reopened, "the ended watch was not opened again"
+    _wait(reopened[0], lambda w: w.ended, "the 410 in the second watch")
+    current = _stream(manager)  # the second, ended; or the third, if that settle has listed already
+    before = current.received
     world.create(_configmap("b"))
-    manager.settle()  # lists again
+    _wait(current, lambda w: w.ended or w.received > before, "b over the third watch")
+    manager.settle()  # lists again (or delivers b from the third watch)
     assert "b" in recorder.seen
     fired = {rule["fault"]: rule["fired"] for rule in admin.get(FAULTS).json()["items"]}
     assert fired == {"DropWatch": 1, "Expired": 1}
+    assert len(reopened) == 2, "one list and watch after the drop, one after the 410"
     assert not _stream(manager).ended
 
 
