@@ -370,6 +370,20 @@ def _removal(ctx: ScenarioContext, hic: HicUnderTest, name: str, key: str) -> di
     return None
 
 
+def _hic_removal(ctx: ScenarioContext, hic: HicUnderTest, name: str, key: str) -> dict[str, Any]:
+    """The write that removed the HIC's hook ``key``, asserted to be the HIC's own and made once the
+    Machine was being deleted."""
+    record = _removal(ctx, hic, name, key)
+    assert record is not None, f"nobody removed the hook {key} from the Machine {name}; {trail(ctx, hic, name)}"
+    assert record["user"] == hic.user, (
+        f"the hook {key} was removed from the Machine {name} by {record['user']}, not by the HIC; "
+        f"{trail(ctx, hic, name)}")
+    assert _deleting(record["old"]), (
+        f"the HIC removed its hook {key} from the Machine {name} before the Machine was being deleted "
+        f"(write #{record['seq']} at {record['time']}); {trail(ctx, hic, name)}")
+    return record
+
+
 def _hooks_gone(ctx: ScenarioContext, capi: CapiScene, hic: HicUnderTest, name: str) -> bool:
     machine = _machine(ctx, capi, name)
     return machine is None or not set(_own_hooks(hic)) & set(_annotations(machine))
@@ -384,14 +398,7 @@ def _check_removals(ctx: ScenarioContext, capi: CapiScene, hic: HicUnderTest, na
             deleted_at = parse_rfc3339(stamp)
             break
     for key in _own_hooks(hic):
-        record = _removal(ctx, hic, name, key)
-        assert record is not None, f"nobody removed the hook {key} from the Machine {name}; {trail(ctx, hic, name)}"
-        assert record["user"] == hic.user, (
-            f"the hook {key} was removed from the Machine {name} by {record['user']}, not by the HIC; "
-            f"{trail(ctx, hic, name)}")
-        assert _deleting(record["old"]), (
-            f"the HIC removed its hook {key} from the Machine {name} before the Machine was being deleted "
-            f"(write #{record['seq']} at {record['time']}); {trail(ctx, hic, name)}")
+        record = _hic_removal(ctx, hic, name, key)
         removed_at = parse_rfc3339(record["time"])
         if deleted_at is not None and hic.config.work_seconds:
             assert removed_at >= deleted_at + hic.config.work_seconds, (
@@ -490,14 +497,7 @@ def then_pre_drain_removed_before_cordon(ctx: ScenarioContext, capi: CapiScene, 
     cordons = [r["seq"] for r in records_of(ctx, "Node", node)
                if ((r["new"] or {}).get("spec") or {}).get("unschedulable")]
     for key in _own_hooks_at(hic, "pre-drain"):
-        record = _removal(ctx, hic, name, key)
-        assert record is not None, f"nobody removed the hook {key} from the Machine {name}; {trail(ctx, hic, name)}"
-        assert record["user"] == hic.user, (
-            f"the hook {key} was removed from the Machine {name} by {record['user']}, not by the HIC; "
-            f"{trail(ctx, hic, name)}")
-        assert _deleting(record["old"]), (
-            f"the HIC removed its hook {key} from the Machine {name} before the Machine was being deleted "
-            f"(write #{record['seq']} at {record['time']}); {trail(ctx, hic, name)}")
+        record = _hic_removal(ctx, hic, name, key)
         assert not cordons or cordons[0] > record["seq"], (
             f"the Node {node} was cordoned (#{cordons[0]}) before the HIC removed its pre-drain hook {key} "
             f"(#{record['seq']}); {trail(ctx, hic, name)}")
