@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -43,6 +44,37 @@ def _count(text: str) -> int:
     if not text.isdigit() or int(text) <= 0:
         raise argparse.ArgumentTypeError(f"{text!r} is not a positive integer")
     return int(text)
+
+
+AUTO = "auto"
+# Targets whose scenarios each build their own World in this process, sharing nothing: --jobs auto by default.
+# Any other target runs a user's command or extension, which may not stand several instances at once.
+PARALLEL_TARGETS = ("reference",)
+
+
+def _jobs(text: str) -> int | str:
+    """Worker processes: a positive integer, or ``auto``."""
+    if text == AUTO:
+        return AUTO
+    if not text.isdigit() or int(text) <= 0:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of jobs: a positive integer or {AUTO}")
+    return int(text)
+
+
+def usable_cpus() -> int:
+    """The CPUs this process may run on (its affinity, where the platform says), at least 1."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # no sched_getaffinity (macOS, Windows)
+        return max(1, os.cpu_count() or 1)
+
+
+def resolve_jobs(jobs: int | str | None, target: str) -> int:
+    """The worker processes of a conformance run: ``--jobs`` as given; ``auto`` is :func:`usable_cpus`;
+    not given: ``auto`` for :data:`PARALLEL_TARGETS`, 1 otherwise."""
+    if jobs is None:
+        jobs = AUTO if target in PARALLEL_TARGETS else 1
+    return usable_cpus() if jobs == AUTO else int(jobs)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -132,6 +164,11 @@ def _parser() -> argparse.ArgumentParser:
     conformance.add_argument("--chaos", type=_rate, default=None, metavar="RATE",
                              help="make about RATE (0..1] of the reference controllers' reads and writes fail "
                                   "with 409, 429 or 500")
+    conformance.add_argument("--jobs", type=_jobs, default=None, metavar="N|auto",
+                             help="worker processes to spread the scenarios over (pytest-xdist; the same results "
+                                  "as one process); auto: the CPUs this process may use. Default: auto for "
+                                  "--target reference, 1 for the others (a command or extension under test may "
+                                  "not stand several instances at once)")
     return parser
 
 
@@ -175,7 +212,7 @@ def _conformance(args: argparse.Namespace) -> int:
         target_args = [f"--extension-url={args.extension_url}", f"--ca-file={Path(args.ca_file).resolve()}"]
     return run(
         features=features_dir(), target=args.target, report_dir=args.report_dir, level=args.level, keyword=args.keyword,
-        chaos=args.chaos, target_args=target_args, profiles=profiles,
+        chaos=args.chaos, target_args=target_args, profiles=profiles, jobs=resolve_jobs(args.jobs, args.target),
     )
 
 

@@ -64,6 +64,12 @@ NOT_CLAIMED = "profile {} is not claimed by target {}"
 # (harness/targets/machine_controller.py: more virtual time than a wall-clock controller can be given).
 NOT_APPLICABLE_SKIP = "not applicable: "
 _NOT_APPLICABLE = report.NOT_APPLICABLE  # (the plugin's hooks name their argument ``report``)
+# --jobs N > 1: the plugin of the controller and of the workers (harness/targets/workers.py).
+WORKERS_PLUGIN = "harness.targets.workers"
+# Scenarios handed to a worker at a time: small, so that the workers end together (a feature file's
+# scenarios differ in cost far more than the files' counts of them).
+WORKER_CHUNK = 2
+CRASHED = "a worker process died while running {}"
 
 
 def reference_controller_users() -> list[str]:
@@ -119,6 +125,24 @@ class _Outcomes:
     claimed: tuple[str, ...] | None
     target: str
     results: dict[str, dict[str, Any]] = field(default_factory=dict)
+    # Scenarios whose worker process died while running them (--jobs N, harness/targets/workers.py).
+    crashed: list[str] = field(default_factory=list)
+
+    def parameters(self) -> dict[str, Any]:
+        """What this was built with, as plain data (handed to the workers of a --jobs N run)."""
+        return {"behaviors": sorted(self.behaviors), "profiles": sorted(self.profiles),
+                "claimed": None if self.claimed is None else list(self.claimed), "target": self.target}
+
+    @classmethod
+    def from_parameters(cls, parameters: dict[str, Any]) -> _Outcomes:
+        """The same plugin again, from :meth:`parameters`."""
+        claimed = parameters["claimed"]
+        return cls(behaviors=set(parameters["behaviors"]), profiles=set(parameters["profiles"]),
+                   claimed=None if claimed is None else tuple(claimed), target=parameters["target"])
+
+    def pytest_configure(self, config: pytest.Config) -> None:
+        """Findable by harness/targets/workers.py's hooks."""
+        config.stash[OUTCOMES] = self
 
     def _entry(self, item: pytest.Item) -> dict[str, Any]:
         entry = self.results.get(item.nodeid)
@@ -178,6 +202,9 @@ class _Outcomes:
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         entry = self.results.get(report.nodeid)
+        if entry is None and report.failed:
+            # A worker died before it said which scenario this is (--jobs N): still a failed scenario.
+            entry = self.results[report.nodeid] = self._unknown(report.nodeid)
         if entry is None:
             return
         context = test_report_context_registry.get(report)
@@ -197,11 +224,20 @@ class _Outcomes:
             entry["status"] = "skipped" if applies else self._not_running(entry)
             entry["reason"] = reason if applies else reason.removeprefix("Skipped: ").removeprefix(NOT_APPLICABLE_SKIP)
 
+    def _unknown(self, nodeid: str) -> dict[str, Any]:
+        """The entry of a scenario known only by its id."""
+        return {"id": nodeid, "name": nodeid.rpartition("::")[2], "feature": "", "file": "", "area": area_of(nodeid),
+                "status": report.PASSED, "reason": "", "behaviors": [], "level": None, "profile": [], "seed": [],
+                "steps": []}
+
     def _not_running(self, entry: dict[str, Any]) -> str:
         """A scenario stopped at run time as not applicable (beyond the wall-clock budget, a capability not
         claimed): of a claimed profile it did not run (the verdict is INCOMPLETE); otherwise not applicable."""
         claimed = set(entry["profile"]) if self.claimed is None else set(entry["profile"]) & set(self.claimed)
         return report.NOT_RUN if claimed or not entry["profile"] else _NOT_APPLICABLE
+
+
+OUTCOMES = pytest.StashKey[_Outcomes]()
 
 
 def _steps(reported: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -274,12 +310,14 @@ def run(
     chaos: float | None = None,
     target_args: list[str] | None = None,
     profiles: list[str] | None = None,
+    jobs: int = 1,
 ) -> int:
     """Run the suite; print a summary and the verdict; write the reports into ``report_dir`` when given.
     Exit code: 0 CONFORMANT, 1 NOT CONFORMANT, 3 INCOMPLETE, 2 usage error (harness/targets/verdict.py).
     ``target_args``: the target's own pytest options
     (``--hic-command``, ``--hic-config``); ``profiles``: what the target claims, when the user says it
-    (``--target controller --profile P``)."""
+    (``--target controller --profile P``); ``jobs``: worker processes the scenarios are spread over (1:
+    this process alone; more: pytest-xdist, harness/targets/workers.py, with the same results)."""
     levels = _levels(level)
     args = [str(features), "-q", "-p", "no:cacheprovider", "-m", " or ".join(levels), "--no-header",
             *isolated(features)]
@@ -293,6 +331,8 @@ def run(
     if chaos:
         args += [f"--chaos={chaos}"]
     args += [f"--target={target}", *(target_args or [])]
+    if jobs > 1:
+        args += ["-p", WORKERS_PLUGIN, f"--numprocesses={jobs}", "--dist=load", f"--maxschedchunk={WORKER_CHUNK}"]
     claimed = tuple(profiles) if profiles is not None else TARGET_PROFILES.get(target)
     behaviors, profiles = _behaviors(features)
     outcomes = _Outcomes(behaviors=behaviors, profiles=profiles, claimed=claimed, target=target)
@@ -300,12 +340,17 @@ def run(
     if code == pytest.ExitCode.USAGE_ERROR:
         print(f"lifecycle-tck conformance: pytest refused the options {args}", file=sys.stderr)
         return verdicts.USAGE_ERROR_EXIT
-    results = outcomes.results
+    # In the order of the scenario ids, however the workers' reports came in.
+    results = dict(sorted(outcomes.results.items()))
     counts = Counter(r["status"] for r in results.values())
     judged = verdicts.judge(list(results.values()), claimed)
     if code in (pytest.ExitCode.INTERRUPTED, pytest.ExitCode.INTERNAL_ERROR):
         # pytest's own trouble is never a pass.
         judged = verdicts.Verdict(verdicts.NOT_CONFORMANT, judged.profiles, f"pytest ended with {code!r}")
+    if outcomes.crashed:
+        # Whatever the level of the scenario a worker died in, the run did not complete as it should.
+        judged = verdicts.Verdict(verdicts.NOT_CONFORMANT, judged.profiles,
+                                  CRASHED.format(", ".join(sorted(outcomes.crashed))))
     print()
     print(f"Lifecycle TCK conformance — target: {target}, levels: {' or '.join(levels)}")
     _print_table(results)
