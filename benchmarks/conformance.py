@@ -1,12 +1,14 @@
 """Conformance runs, per scenario: in-process, and the lockstep controller target.
 
-In-process (the default): CPU seconds per scenario of a whole ``lifecycle-tck conformance`` run in a
-child process (start-up and collection included: what a user pays), against the CPU of building an
-empty ``World`` and settling it in this process (the baseline: what a scenario cannot cost less than);
-the run's wall time against its CPU time; and how long the most blocked scenario waited on something
-other than a CPU (benchmarks/scenario_clock.py). CPU time, not wall time: the machine is shared, and
-CPU time of the child process moves far less with the load than its wall time. Given feature files,
-the same per scenario for ``pytest -p no:xdist`` over them, the CPU of collecting them subtracted.
+In-process (the default): CPU seconds per scenario of a whole ``lifecycle-tck conformance --jobs 1``
+run in a child process (start-up and collection included: what a user pays), against the CPU of
+building an empty ``World`` and settling it in this process (the baseline: what a scenario cannot cost
+less than); the run's wall time against its CPU time; the same run spread over a worker process per
+CPU (``--jobs auto``, what ``make conformance`` runs), its wall and CPU against the serial run's; and
+how long the most blocked scenario waited on something other than a CPU (benchmarks/scenario_clock.py).
+CPU time, not wall time: the machine is shared, and CPU time of the child process moves far less with
+the load than its wall time. Given feature files, the same per scenario for ``pytest -p no:xdist`` over
+them, the CPU of collecting them subtracted.
 
 Lockstep: wall seconds per scenario of ``--target machine-controller --stdio-control`` with the
 reference machine controller as the command under test (a process started for each scenario), against
@@ -27,6 +29,7 @@ from pathlib import Path
 
 from benchmarks import scenario_clock
 from benchmarks.timing import report
+from harness.__main__ import usable_cpus
 from harness.world.world import World
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -93,7 +96,8 @@ def whole_run() -> None:
     report("build and settle an empty World (CPU)", baseline * 1000, "ms")
     with tempfile.TemporaryDirectory() as tmp:
         clock = Path(tmp) / "scenarios.jsonl"
-        cpu, wall, output = _child([sys.executable, "-m", "harness", "conformance"],
+        # One process: the per-scenario figures below are about the scenarios, not about spreading them.
+        cpu, wall, output = _child([sys.executable, "-m", "harness", "conformance", "--jobs", "1"],
                                    env={"PYTEST_PLUGINS": "benchmarks.scenario_clock", scenario_clock.OUT: str(clock)})
         records = [json.loads(line) for line in clock.read_text().splitlines()] if clock.exists() else []
     found = re.search(r"(\d+) passed, (\d+) failed", output)
@@ -105,6 +109,13 @@ def whole_run() -> None:
            baseline * 1000, "an empty World's build and settle")
     report("  the whole run (CPU, start-up and collection included)", cpu, "s")
     report("  the whole run (wall)", wall, "s", cpu, "its CPU time")
+    # The same run as `make conformance` runs it: spread over a worker per usable CPU (harness/targets/workers.py).
+    auto_cpu, auto_wall, auto_output = _child([sys.executable, "-m", "harness", "conformance", "--jobs", "auto"])
+    if f"{scenarios} passed, 0 failed" not in auto_output or "Verdict: CONFORMANT" not in auto_output:
+        raise RuntimeError(f"the --jobs auto run did not pass as the serial one did:\n{auto_output[-2000:]}")
+    report(f"  the whole run, --jobs auto = {usable_cpus()} (wall)", auto_wall, "s", wall, "the serial run's wall")
+    report(f"  the whole run, --jobs auto = {usable_cpus()} (CPU)", auto_cpu, "s", cpu, "the serial run's CPU")
+    report(f"  load average (1 min) at the end, on {os.cpu_count()} CPUs", os.getloadavg()[0], "")
     blocked = sorted(((r["wall"] - r["thread_cpu"] - r["thread_waiting"], r["nodeid"]) for r in records),
                      reverse=True)
     if blocked:
