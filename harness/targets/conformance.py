@@ -66,8 +66,8 @@ NOT_APPLICABLE_SKIP = "not applicable: "
 _NOT_APPLICABLE = report.NOT_APPLICABLE  # (the plugin's hooks name their argument ``report``)
 # --jobs N > 1: the plugin of the controller and of the workers (harness/targets/workers.py).
 WORKERS_PLUGIN = "harness.targets.workers"
-# Scenarios handed to a worker at a time: small, so that the workers end together (a feature file's
-# scenarios differ in cost far more than the files' counts of them).
+# Scenarios handed to a worker at a time after the first batch: few, so that the workers end together
+# (a scenario costs from a few milliseconds to over a second of CPU).
 WORKER_CHUNK = 2
 CRASHED = "a worker process died while running {}"
 
