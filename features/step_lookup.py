@@ -11,6 +11,11 @@ names are kept per step text while the registries hold as many names as they did
 ask pytest which definitions the scenario sees, and it keeps exactly the ones the library would keep, in
 the same order.
 
+Which names hold a step definition at all, and the parsers of each step type, are indexed once per state
+of the registries (a few hundred names, most of them ordinary fixtures), so a new step text is tried
+against the step definitions of its type only, rather than walking every fixture of the session again
+(which was, per new text, some 550 names and 160,000 generator steps over a suite).
+
 ``install()`` replaces ``pytest_bdd.scenario.find_fixturedefs_for_step`` (called by name from that
 module) when the installed pytest-bdd and pytest keep their registries as this module expects, and does
 nothing otherwise, so another version of either library falls back to its own lookup.
@@ -22,11 +27,17 @@ import importlib
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-# (step type, step text, how many names each fixture registry holds) → the fixture names with a step
-# definition that can parse it, wherever visible. Step definitions are registered while modules are
-# collected, before any scenario runs; a name registered later changes the counts, and the names are
-# looked at again.
-_CANDIDATES: dict[tuple[str, str, int, int], tuple[str, ...]] = {}
+# (step type, step text, how many names each fixture registry holds, how many step definitions exist) →
+# the fixture names with a step definition that can parse it, wherever visible. Step definitions are
+# registered while modules are collected, before any scenario runs; a name or a definition registered
+# later changes the counts, and the names are looked at again.
+_CANDIDATES: dict[tuple[str, str, int, int, int], tuple[str, ...]] = {}
+# (how many names each registry holds, how many step definitions exist) → per step type, the fixture names
+# holding a step definition of that type (or of no type), in the registries' order, each with the parsers
+# of those definitions.
+Index = dict[str, tuple[tuple[str, tuple[Any, ...]], ...]]
+_INDEX: dict[tuple[int, int, int], Index] = {}
+STEP_TYPES = ("given", "when", "then")
 # (id of the parser, step text) → whether it matches; the parser itself is kept beside the answer so its
 # id cannot be reused by another object while the entry lives.
 _MATCHES: dict[tuple[int, str], tuple[Any, bool]] = {}
@@ -41,17 +52,25 @@ def _matches(parser: Any, text: str) -> bool:
     return known[1]
 
 
-def _can_parse(context: Any, step: Any) -> bool:
-    """Whether ``context`` (a step definition's, or None for another fixture) can parse ``step``."""
-    return context is not None and (context.type is None or context.type == step.type) \
-        and _matches(context.parser, step.name)
-
-
 def _registered(fixturemanager: Any, name: str) -> Iterator[Any]:
     """Every definition registered under ``name``, visible to whichever node (pytest >= 9.2 registries)."""
     for registry in (fixturemanager._arg2node2fixturedefs, fixturemanager._arg2nodeid2fixturedefs):
         for fixturedefs in (registry.get(name) or {}).values():
             yield from fixturedefs
+
+
+def _index(names: Iterable[str], fixturemanager: Any, contexts: Any) -> Index:
+    """Per step type, the names (in ``names``' order) holding a step definition that a step of that type
+    may use, each with those definitions' parsers."""
+    by_type: dict[str, list[tuple[str, tuple[Any, ...]]]] = {step_type: [] for step_type in STEP_TYPES}
+    for name in names:
+        found = [context for fixturedef in _registered(fixturemanager, name)
+                 if (context := contexts.get(fixturedef.func)) is not None]
+        for step_type, entries in by_type.items():
+            parsers = tuple(c.parser for c in found if c.type is None or c.type == step_type)
+            if parsers:
+                entries.append((name, parsers))
+    return {step_type: tuple(entries) for step_type, entries in by_type.items()}
 
 
 def install() -> bool:
@@ -69,20 +88,25 @@ def install() -> bool:
 
     def find_fixturedefs_for_step(step: Any, fixturemanager: Any, node: Any) -> Iterable[Any]:
         """The definitions that can parse ``step`` and that ``node`` sees: pytest-bdd's own answer."""
-        # The registries this lookup reads are pytest >= 9.2's; without them, the library's own lookup.
+        # The registries this lookup reads are pytest >= 9.2's, the step types pytest-bdd 9's; otherwise the
+        # library's own lookup.
         if not (hasattr(fixturemanager, "_arg2node2fixturedefs")
-                and hasattr(fixturemanager, "_arg2nodeid2fixturedefs")):
+                and hasattr(fixturemanager, "_arg2nodeid2fixturedefs")) or step.type not in STEP_TYPES:
             yield from original(step=step, fixturemanager=fixturemanager, node=node)
             return
         contexts = step_function_context_registry
-        key = (step.type, step.name, len(fixturemanager._arg2node2fixturedefs),
-               len(fixturemanager._arg2nodeid2fixturedefs))
+        state = (len(fixturemanager._arg2node2fixturedefs), len(fixturemanager._arg2nodeid2fixturedefs),
+                 len(contexts))
+        key = (step.type, step.name, *state)
         candidates = _CANDIDATES.get(key)
         if candidates is None:
+            index = _INDEX.get(state)
+            if index is None:
+                index = _INDEX[state] = _index(get_fixture_names(fixturemanager=fixturemanager), fixturemanager,
+                                               contexts)
             candidates = _CANDIDATES[key] = tuple(
-                name for name in get_fixture_names(fixturemanager=fixturemanager)
-                if any(_can_parse(contexts.get(fixturedef.func), step)
-                       for fixturedef in _registered(fixturemanager, name)))
+                name for name, parsers in index.get(step.type, ())
+                if any(_matches(parser, step.name) for parser in parsers))
         for name in candidates:
             for fixturedef in getfixturedefs(fixturemanager, name, node) or []:
                 context = contexts.get(fixturedef.func)

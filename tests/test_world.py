@@ -91,3 +91,26 @@ def test_a_world_that_is_not_fresh_applies_the_crds_through_the_api() -> None:
     later = World(start=1_900_000_000.0)
     crds = later.client().list("apiextensions.k8s.io/v1", "CustomResourceDefinition")["items"]
     assert crds and all(c["metadata"]["creationTimestamp"].startswith("2030-") for c in crds)
+
+
+def test_the_kubeconfig_secret_follows_where_the_clusters_are_served() -> None:
+    import base64
+
+    import yaml
+
+    world = World()
+    client = world.client()
+    client.create({"apiVersion": "cluster.x-k8s.io/v1beta1", "kind": "Cluster",
+                   "metadata": {"name": "wl1", "namespace": "default"}, "spec": {}})
+    world.settle()
+
+    def server() -> str:
+        secret = client.get("v1", "Secret", "wl1-kubeconfig", "default")
+        config = yaml.safe_load(base64.b64decode(secret["data"]["value"]))
+        return str(config["clusters"][0]["cluster"]["server"])
+
+    first = server()
+    world.set_base_url("http://127.0.0.1:1")
+    assert server() == "http://127.0.0.1:1/clusters/default/wl1" != first
+    world.set_base_url("http://127.0.0.1:2", token="t")
+    assert server() == "http://127.0.0.1:2/clusters/default/wl1"

@@ -54,6 +54,7 @@ from harness.kube.names.capi import (
     PHASE_RUNNING,
 )
 from harness.kube.names.core import CONDITION_FALSE, CONDITION_TRUE
+from harness.kube.objects import clone
 
 EVENT_COMPONENT = "machine-controller"
 GET_CLUSTER_ERROR = "failed to get cluster {cluster} for machine {machine} in namespace {namespace}"
@@ -68,15 +69,6 @@ class MachineSummary:
     deleting: bool
     provider_id: str
     node_name: str
-
-
-def _copy(value: Any) -> Any:
-    """A deep copy of JSON-shaped data (dicts, lists, scalars), much cheaper than ``copy.deepcopy``."""
-    if isinstance(value, dict):
-        return {k: _copy(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_copy(v) for v in value]
-    return value
 
 
 def _phase(machine: dict[str, Any]) -> str:
@@ -227,7 +219,7 @@ class MachineController(ClusterApiReconciler):
             self._not_before[request] = until
 
         s = Scope(
-            management=self.client, recorder=self.recorder, cluster=cluster, machine=_copy(machine), now=now,
+            management=self.client, recorder=self.recorder, cluster=cluster, machine=clone(machine), now=now,
             remote_client=lambda: self.clusters.client(namespace, cluster_name),
             patch_machine=lambda scope: self._write(scope),
             defer=defer,
@@ -282,7 +274,7 @@ class MachineController(ClusterApiReconciler):
                 if err.code != 409:
                     raise
                 fresh = self.client.get(CLUSTER_API_VERSION, MACHINE_KIND, name, namespace)
-                fresh["status"] = _copy(current.get("status"))
+                fresh["status"] = clone(current.get("status"))
                 written = self.client.update_status(fresh)
             original = written
             current["metadata"]["resourceVersion"] = meta(written).get("resourceVersion")

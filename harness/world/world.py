@@ -100,6 +100,7 @@ class World:
         self._controllers: dict[str, Controller] = {}
         self._simulators: dict[tuple[str, str], Controller] = {}
         self._cluster_hooks: list[Callable[[str], None]] = []
+        self._kubeconfigs: dict[tuple[str, str, str | None, bytes | None], str] = {}
         self._install_simulators(MANAGEMENT)
         self.scheduler.call_later(BOOKMARK_INTERVAL, self._bookmarks)
         self._provisioner: WorkloadClusterProvisioner | None = None
@@ -121,7 +122,7 @@ class World:
             self._provisioner = WorkloadClusterProvisioner(
                 self.client(MANAGEMENT, SYSTEM_USER.format("workload-clusters")),
                 ensure=self.add_cluster, remove=self.remove_cluster,
-                kubeconfig=lambda name: self.clusters.kubeconfig([name], current=name),
+                kubeconfig=self._kubeconfig,
             )
             self.manager.add(self._provisioner)
             self._install_management()
@@ -154,6 +155,15 @@ class World:
         self.clusters.remove(name)
         for hook in self._cluster_hooks:
             hook(name)
+
+    def _kubeconfig(self, name: str) -> str:
+        """The kubeconfig of the workload cluster ``name`` (its Secret's content). The provisioner asks at
+        each event of the Cluster; the text changes only with where and how the clusters are served."""
+        key = (name, self.clusters.base_url, self.clusters.token, self.clusters.ca_pem)
+        text = self._kubeconfigs.get(key)
+        if text is None:
+            text = self._kubeconfigs[key] = self.clusters.kubeconfig([name], current=name)
+        return text
 
     def _bookmarks(self) -> None:
         for server in self.clusters:

@@ -1,0 +1,137 @@
+"""features/step_lookup.py: the faster step lookup finds the same definitions, in the same order, as
+pytest-bdd's own, for every step of a small suite that exercises what decides the answer (step types,
+a definition of no type, two definitions matching one text, a definition overridden in a sub-directory,
+parsed arguments). The suite runs in its own pytest process, which checks each lookup against the
+library's and counts them."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+CONFTEST = '''
+import importlib
+from pathlib import Path
+
+from pytest_bdd import given, parsers, step, then, when
+
+from features import step_lookup
+
+_scenario = importlib.import_module("pytest_bdd.scenario")
+LIBRARY = _scenario.find_fixturedefs_for_step
+assert step_lookup.install()
+FAST = _scenario.find_fixturedefs_for_step
+LOOKUPS = []
+
+
+def compare(step, fixturemanager, node):
+    fast = list(FAST(step=step, fixturemanager=fixturemanager, node=node))
+    library = list(LIBRARY(step=step, fixturemanager=fixturemanager, node=node))
+    assert fast == library, (step.type, step.name, fast, library)
+    LOOKUPS.append((step.type, step.name, len(fast)))
+    return iter(fast)
+
+
+_scenario.find_fixturedefs_for_step = compare
+
+
+def pytest_sessionfinish(session):
+    found = sum(1 for _type, _name, count in LOOKUPS if count)
+    several = sum(1 for _type, _name, count in LOOKUPS if count > 1)
+    Path(session.config.rootpath, "lookups.txt").write_text(f"{len(LOOKUPS)} {found} {several}")
+
+
+@given("a basket", target_fixture="basket")
+def basket():
+    return []
+
+
+@given(parsers.parse("{count:d} apples in it"))
+def apples(basket, count):
+    basket.extend(["apple"] * count)
+
+
+@given("3 apples in it")
+def three_apples(basket):
+    basket.extend(["apple"] * 3)
+
+
+@step("it is checked")
+def checked(basket):
+    basket.append("checked")
+
+
+@when(parsers.parse("{count:d} apples are eaten"))
+def eaten(basket, count):
+    for _ in range(count):
+        basket.remove("apple")
+
+
+@then(parsers.parse("{count:d} apples are left"))
+def left(basket, count):
+    assert basket.count("apple") == count
+'''
+
+ROOT_FEATURE = '''
+Feature: Apples
+  Scenario: Eating apples
+    Given a basket
+    And 5 apples in it
+    And it is checked
+    When 2 apples are eaten
+    Then 3 apples are left
+    And it is checked
+
+  Scenario: A text two definitions match
+    Given a basket
+    And 3 apples in it
+    When 1 apples are eaten
+    Then 2 apples are left
+'''
+
+SUB_CONFTEST = '''
+from pytest_bdd import given
+
+
+@given("a basket", target_fixture="basket")
+def basket():
+    return ["apple"]
+'''
+
+SUB_FEATURE = '''
+Feature: Apples in a sub-directory
+  Scenario: The basket of the sub-directory
+    Given a basket
+    And 2 apples in it
+    Then 3 apples are left
+'''
+
+
+def _write(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(textwrap.dedent(text).lstrip())
+
+
+def test_the_fast_lookup_finds_what_pytest_bdd_finds(tmp_path: Path) -> None:
+    _write(tmp_path / "conftest.py", CONFTEST)
+    _write(tmp_path / "apples.feature", ROOT_FEATURE)
+    _write(tmp_path / "test_apples.py", 'from pytest_bdd import scenarios\n\nscenarios("apples.feature")\n')
+    _write(tmp_path / "sub" / "conftest.py", SUB_CONFTEST)
+    _write(tmp_path / "sub" / "sub.feature", SUB_FEATURE)
+    _write(tmp_path / "sub" / "test_sub.py", 'from pytest_bdd import scenarios\n\nscenarios("sub.feature")\n')
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:xdist", "-p", "no:cacheprovider", "-p", "no:lifecycle_tck",
+         "--rootdir", str(tmp_path), str(tmp_path)],
+        cwd=tmp_path, env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin", "PYTHONDONTWRITEBYTECODE": "1"},
+        capture_output=True, text=True, timeout=120, check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "3 passed" in done.stdout, done.stdout
+    lookups, found, several = map(int, (tmp_path / "lookups.txt").read_text().split())
+    # Every step was looked up, and found; the text two definitions parse was answered with both.
+    assert (lookups, found) == (13, 13)
+    assert several >= 1
