@@ -52,6 +52,11 @@ def package_dir(package: str) -> Path:
     return root
 
 
+# libyaml's safe loader where PyYAML was built with it: behaviors.yaml (about 400 behaviors) is read by every
+# pytest process of a run, and the pure-Python loader takes about ten times as long.
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
 def resource(package: str, *parts: str, folder: bool = False) -> Path:
     """The packaged file (or, with ``folder``, folder) ``package/parts...``; ResourceError if absent."""
     path = package_dir(package).joinpath(*parts)
@@ -65,7 +70,7 @@ def resource(package: str, *parts: str, folder: bool = False) -> Path:
 def load_yaml(path: Path) -> Any:
     """The YAML document of a packaged file; ResourceError naming it if it cannot be read or parsed."""
     try:
-        return yaml.safe_load(path.read_text())
+        return yaml.load(path.read_text(), Loader=_LOADER)
     except FileNotFoundError:
         raise ResourceError(f"packaged resource {_name(path)} is missing ({path}); {REINSTALL}") from None
     except (OSError, UnicodeDecodeError, yaml.YAMLError) as err:
