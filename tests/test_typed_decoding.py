@@ -321,3 +321,37 @@ def test_a_scale_with_a_string_replica_count_is_the_decoders_400(server: APIServ
              "ScaleSpec.spec.replicas of type int32",
     )
     assert server.get(builtins.DEPLOYMENT, "default", "d")["spec"]["replicas"] == 1
+
+
+def _containers(value: Any) -> list[int]:
+    """The ids of every dict and list in ``value``."""
+    if isinstance(value, dict):
+        return [id(value)] + [i for item in value.values() for i in _containers(item)]
+    if isinstance(value, list):
+        return [id(value)] + [i for item in value for i in _containers(item)]
+    return []
+
+
+@pytest.mark.parametrize(("rt", "body"), [
+    (builtins.CONTROLLER_REVISION,  # ``data`` is a RawExtension: kept as it came, not walked by type
+     {"apiVersion": "apps/v1", "kind": "ControllerRevision", "metadata": {"name": "r", "labels": {"a": "b"}},
+      "data": {"spec": {"template": {"x": [1, {"y": 2}]}}}, "revision": 1}),
+    (builtins.POD,
+     {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "annotations": {"k": "v"}},
+      "spec": {"containers": [{"name": "c", "image": "i", "args": ["a"]}]}}),
+])
+def test_a_decoded_body_shares_nothing_with_the_request(rt: ResourceType, body: dict[str, Any]) -> None:
+    # The write path stores the decoded body without copying it again: a caller that changes its
+    # own dict afterwards must not change what was stored.
+    decoded = decoding.decode(rt, body)
+    assert decoded == body
+    assert not set(_containers(decoded)) & set(_containers(body))
+
+
+def test_a_stored_object_does_not_change_with_the_creators_dict(server: APIServer) -> None:
+    body = {"metadata": {"name": "r"}, "data": {"spec": {"x": [1]}}, "revision": 1}
+    server.create(builtins.CONTROLLER_REVISION, "default", body)
+    body["data"]["spec"]["x"].append(2)
+    body["data"]["spec"]["y"] = True
+    stored = server.get(builtins.CONTROLLER_REVISION, "default", "r")
+    assert stored["data"] == {"spec": {"x": [1]}}

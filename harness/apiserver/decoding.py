@@ -32,6 +32,7 @@ from typing import Any
 from harness.apiserver import schemas
 from harness.apiserver.resources import ResourceType
 from harness.kube import errors
+from harness.kube.objects import clone
 
 BODY = "body"  # a create or update body: failures are 400 BadRequest
 PATCH = "patch"  # the result of a JSON, merge or strategic patch: failures are 422 on `patch`
@@ -289,7 +290,7 @@ def _number_literal(value: int | float) -> str:
 
 
 def decode_builtin(api_version: str, kind: str, obj: dict[str, Any]) -> tuple[dict[str, Any], list[str]] | None:
-    """Decode ``obj`` as the 1.32 type of ``kind``: a pruned copy and the unknown field paths, or
+    """Decode ``obj`` as the 1.32 type of ``kind``: a pruned deep copy and the unknown field paths, or
     None when 1.32 has no such kind. Raises :class:`DecodeError` for a wrong-typed value."""
     name = schemas.definition_name(api_version, kind)
     if name is None:
@@ -318,8 +319,10 @@ def _is_number(value: Any) -> bool:
 def _decode(value: Any, node: _Node, struct: str, walk: _Walk) -> Any:
     """``value`` decoded into ``node``'s Go type; ``struct`` is the innermost enclosing struct."""
     shape = node.shape
-    if value is None or shape == _ANY:
+    if value is None:
         return value
+    if shape == _ANY:
+        return clone(value)  # the decoded object shares nothing with the body (the caller owns it)
     if shape == _STRUCT:
         if not isinstance(value, dict):
             raise walk.type_error(json_kind(value), struct, node.go)
@@ -345,10 +348,11 @@ def _decode(value: Any, node: _Node, struct: str, walk: _Walk) -> Any:
                 continue
             sub_shape = sub.shape
             item_class = item.__class__
-            if (sub_shape == _STRING and item_class is str) or sub_shape == _ANY or (
-                sub_shape == _BOOLEAN and item_class is bool
-            ):
+            if (sub_shape == _STRING and item_class is str) or (sub_shape == _BOOLEAN and item_class is bool):
                 out[key] = item  # the common leaves, without a call
+                continue
+            if sub_shape == _ANY:
+                out[key] = clone(item)
                 continue
             path.append((key, True))
             out[key] = _decode(item, sub, node.struct, walk)
@@ -372,7 +376,7 @@ def _decode(value: Any, node: _Node, struct: str, walk: _Walk) -> Any:
         if item_node is None:
             item_node = node.item
         if item_node.shape == _ANY:
-            return value
+            return clone(value)
         if item_node.shape == _STRING and all(item.__class__ is str for item in value):
             return list(value)  # a list of strings (args, command, finalizers) needs no walk
         out_list = []
@@ -592,15 +596,18 @@ def _failure(rt: ResourceType, body: dict[str, Any], message: str, origin: str) 
 def decode(rt: ResourceType, body: dict[str, Any], origin: str = BODY) -> dict[str, Any]:
     """``body`` decoded as ``rt``'s type under the current request's ``fieldValidation``: a pruned
     copy; a wrong type, or an unknown or duplicate field under Strict, raises the Status upstream
-    answers (400 for a body, 422 for a patch result); under Warn each problem becomes a warning."""
+    answers (400 for a body, 422 for a patch result); under Warn each problem becomes a warning.
+    The copy shares no dict or list with ``body``: the caller may change and store it."""
     scope = current()
     try:
         if rt.custom:
             decoded, unknown = prune_custom(body, rt.schema)
+            # Pruning keeps what the schema preserves as it was: copy it.
+            decoded = clone(decoded)
         else:
             result = decode_builtin(rt.api_version, rt.kind, body)
             if result is None:
-                return body
+                return clone(body)
             decoded, unknown = result
     except DecodeError as exc:
         raise _failure(rt, body, str(exc), origin) from None

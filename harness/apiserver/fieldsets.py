@@ -309,14 +309,46 @@ _VALUE_LIST_NAMES = {"containers"}
 _CONTAINER_LISTS = ("containers", "initContainers", "ephemeralContainers")
 
 
+_SHAPE_CACHE_SIZE = 4096
+
+
 class BuiltinShapes(Shapes):
     """Shapes of a built-in kind, from the strategic-merge-patch strategy table."""
 
     def __init__(self, kind: str) -> None:
         self.kind = kind
         self.table = smp.STRATEGIES.get(kind, {})
+        # Every write asks about the same few hundred field paths of its kind: the answers are
+        # remembered (bounded: map keys such as label names are paths too).
+        self._dict_shapes: dict[Path, str] = {}
+        self._list_shapes: dict[Path, ListShape] = {}
+        self._value_structs: dict[Path, bool] = {}
 
     def dict_shape(self, fields: Path) -> str:
+        shape = self._dict_shapes.get(fields)
+        if shape is None:
+            if len(self._dict_shapes) >= _SHAPE_CACHE_SIZE:
+                self._dict_shapes.clear()
+            shape = self._dict_shapes[fields] = self._dict_shape(fields)
+        return shape
+
+    def list_shape(self, fields: Path) -> ListShape:
+        shape = self._list_shapes.get(fields)
+        if shape is None:
+            if len(self._list_shapes) >= _SHAPE_CACHE_SIZE:
+                self._list_shapes.clear()
+            shape = self._list_shapes[fields] = self._list_shape(fields)
+        return shape
+
+    def value_struct(self, fields: Path) -> bool:
+        known = self._value_structs.get(fields)
+        if known is None:
+            if len(self._value_structs) >= _SHAPE_CACHE_SIZE:
+                self._value_structs.clear()
+            known = self._value_structs[fields] = self._value_struct(fields)
+        return known
+
+    def _dict_shape(self, fields: Path) -> str:
         if fields in _META_MAPS:
             return MAP
         if not fields:
@@ -332,7 +364,7 @@ class BuiltinShapes(Shapes):
             return ATOMIC
         return STRUCT
 
-    def list_shape(self, fields: Path) -> ListShape:
+    def _list_shape(self, fields: Path) -> ListShape:
         if fields in _META_LISTS:
             return _META_LISTS[fields]
         if len(fields) >= 2 and fields[-1] == "ports" and fields[-2] in _CONTAINER_LISTS:
@@ -350,7 +382,7 @@ class BuiltinShapes(Shapes):
             return ListShape(LIST_MAP, (key,)) if key else SET_LIST
         return ATOMIC_LIST
 
-    def value_struct(self, fields: Path) -> bool:
+    def _value_struct(self, fields: Path) -> bool:
         if fields and fields[-1] in _VALUE_LIST_NAMES:
             return True
         return bool(fields) and fields[-1] in _VALUE_STRUCT_NAMES and self.dict_shape(fields) == STRUCT

@@ -246,16 +246,16 @@ class APIServer:
             raise errors.bad_request(
                 f"the kind in the data ({body['kind']}) does not match the expected kind ({rt.kind})"
             )
-        body = decoding.decode(rt, body, origin)
-        meta = body.get("metadata")
+        # The decoded body is a private deep copy: it becomes the stored object without another copy.
+        obj = decoding.decode(rt, body, origin)
+        meta = obj.get("metadata")
         if meta is None:
             meta = {}
         if not isinstance(meta, dict):
             raise errors.bad_request("metadata must be an object")
-        obj = clone(body)
         obj["apiVersion"] = rt.api_version
         obj["kind"] = rt.kind
-        obj["metadata"] = clone(meta)
+        obj["metadata"] = meta
         if rt.namespaced:
             body_ns = meta.get("namespace")
             if body_ns and namespace and body_ns != namespace:
@@ -975,6 +975,11 @@ class APIServer:
         """A copy of the object as stored (storage version, no conversion), or 404 ``NotFound``."""
         return clone(self._get_stored(rt, namespace, name))
 
+    def stored_view(self, rt: ResourceType, namespace: str | None, name: str) -> dict[str, Any]:
+        """The stored object itself (storage version), or 404 ``NotFound``: for reading only. A write
+        replaces a stored object and never changes it, so it is a safe ``old`` for :meth:`write`."""
+        return self._get_stored(rt, namespace, name)
+
     def present(self, rt: ResourceType, obj: dict[str, Any]) -> dict[str, Any]:
         """A stored-form object as a client sees it (a copy at the resource's apiVersion)."""
         return self._out(rt, obj)
@@ -996,10 +1001,13 @@ class APIServer:
         code: int,
         subresource: str,
         user: str = "admin",
-    ) -> dict[str, Any]:
+        answer: bool = True,
+    ) -> dict[str, Any] | None:
         """Store ``new`` (already checked by the subresource) in place of ``old`` with a new
         resourceVersion and audit it as ``verb``/``subresource``; a deleting object left without
-        finalizers is removed instead. Nothing is written when it does not fit (413)."""
+        finalizers is removed instead. Nothing is written when it does not fit (413). Returns
+        the object as the client sees it, or None when ``answer`` is false (a subresource whose
+        response is not the object: no copy is made for nobody)."""
         if self._finalized(rt, new):
             return self._remove(rt, old, new, user=user, verb=verb, subresource=subresource)
         limits.fit(new)
@@ -1008,7 +1016,7 @@ class APIServer:
         key = self._key(rt, meta.get("namespace"), meta["name"])
         self.store.put(self.skey(rt), key, new)
         self._record(verb, rt, key[0], key[1], user, code, old, new, subresource)
-        return self._out(rt, new)
+        return self._out(rt, new) if answer else None
 
     def update_status(
         self, rt: ResourceType, namespace: str | None, name: str, obj: dict[str, Any], *, user: str = "admin"
