@@ -19,6 +19,7 @@ from the patch merge key; custom resources read it from their structural schema.
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -109,6 +110,7 @@ def path_string(path: Path) -> str:
 _ORDER = {"f:": 0, "k:": 1, "v:": 2, "i:": 3}
 
 
+@functools.lru_cache(maxsize=16384)  # the same elements are sorted on every write (a tuple: shared safely)
 def element_sort_key(element: str) -> tuple[int, Any]:
     # Fields, then keys, then values, then indices (fieldpath Compare); indices numerically.
     kind = element[:2]

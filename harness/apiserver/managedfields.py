@@ -111,7 +111,7 @@ class Entry:
         if self._fields is not None:
             self._fields = (self._fields - remove) | add
         elif remove or add:
-            self._raw = fs.tree_edit(self._raw or {}, remove, add)
+            self._raw = _tree_edit(self._raw or {}, remove, add)
 
     def same_fields(self, other: Entry) -> bool:
         """Whether two entries own the same fields (compared the cheap way when both are trees)."""
@@ -159,6 +159,26 @@ class Entry:
         if self.subresource:
             out["subresource"] = self.subresource
         return out
+
+
+_EDIT_CACHE: dict[tuple[bytes, frozenset[fs.Path], frozenset[fs.Path]], SharedFields] = {}
+_EDIT_CACHE_SIZE = 512
+
+
+def _tree_edit(tree: dict[str, Any], remove: fs.FieldSet, add: fs.FieldSet) -> dict[str, Any]:
+    """``fieldsets.tree_edit``, remembered: the Pods of one template go through the same writes
+    (the kubelet's first status write owns the same paths of every Pod's status), so the same
+    edit of the same tree recurs; the result is a shared tree, never edited in place."""
+    try:
+        key = (orjson.dumps(tree), frozenset(remove), frozenset(add))
+    except TypeError:  # not JSON (a tree a client sent that decoded oddly): compute it
+        return fs.tree_edit(tree, remove, add)
+    cached = _EDIT_CACHE.get(key)
+    if cached is None:
+        if len(_EDIT_CACHE) >= _EDIT_CACHE_SIZE:
+            _EDIT_CACHE.pop(next(iter(_EDIT_CACHE)))
+        cached = _EDIT_CACHE[key] = SharedFields(fs.tree_edit(tree, remove, add))
+    return cached
 
 
 @dataclass
