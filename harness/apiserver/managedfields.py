@@ -163,6 +163,8 @@ class Entry:
 
 _EDIT_CACHE: dict[tuple[bytes, frozenset[fs.Path], frozenset[fs.Path]], SharedFields] = {}
 _EDIT_CACHE_SIZE = 512
+# The caches below hold their keys: an object or tree larger than this is not cached.
+_CACHED_KEY_MAX_BYTES = 16 * 1024
 
 
 def _tree_edit(tree: dict[str, Any], remove: fs.FieldSet, add: fs.FieldSet) -> dict[str, Any]:
@@ -172,6 +174,8 @@ def _tree_edit(tree: dict[str, Any], remove: fs.FieldSet, add: fs.FieldSet) -> d
     try:
         key = (orjson.dumps(tree), frozenset(remove), frozenset(add))
     except TypeError:  # not JSON (a tree a client sent that decoded oddly): compute it
+        return fs.tree_edit(tree, remove, add)
+    if len(key[0]) > _CACHED_KEY_MAX_BYTES:
         return fs.tree_edit(tree, remove, add)
     cached = _EDIT_CACHE.get(key)
     if cached is None:
@@ -310,6 +314,10 @@ def _created_fields(rt: ResourceType, stripped: dict[str, Any]) -> SharedFields:
         # times faster than json.dumps on every create.
         text = orjson.dumps(stripped, option=orjson.OPT_SORT_KEYS)
     except TypeError:  # orjson.JSONEncodeError (a non-string key, an integer beyond 64 bits)
+        text = b""
+    if not text or len(text) > _CACHED_KEY_MAX_BYTES:
+        # A large object is not a template stamped out many times; a key of its size would only
+        # hold its memory.
         return SharedFields(fs.added_fields_v1(stripped, shapes_for(rt)))
     # A custom resource's shapes come from its schema, which a CRD update replaces.
     key = (rt.group, rt.version, rt.plural, id(rt.schema) if rt.custom else 0, text)

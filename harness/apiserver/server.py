@@ -148,6 +148,10 @@ class APIServer:
         read (the CRD cleanup finalizer is added this way, as the CRD storage's Delete does)."""
         self._delete_preparers.append((api_group, kind, preparer))
 
+    def _mutating_admission(self, rt: ResourceType) -> bool:
+        """Whether an admission plugin runs on writes of ``rt`` (one may change the object in place)."""
+        return any(group == rt.group and kind in (rt.kind, "*") for group, kind, _plugin in self._admission)
+
     def _admit(self, operation: str, rt: ResourceType, new: dict[str, Any] | None, old: dict[str, Any] | None) -> None:
         errs: list[errors.FieldError] = []
         for group, kind, plugin in self._admission:
@@ -577,7 +581,14 @@ class APIServer:
         subresource); otherwise the write records an Update entry for ``manager``."""
         meta_old = old["metadata"]
         if subresource in STATUS_LIKE_SUBRESOURCES:
-            merged = clone(old)
+            if self._mutating_admission(rt):
+                merged = clone(old)
+            else:
+                # The rest of the object is the stored one's: shared with it rather than copied, as
+                # a write replaces a stored object and never changes it. Only the metadata, which
+                # this write edits below (resourceVersion, managedFields), gets a dict of its own.
+                merged = dict(old)
+                merged["metadata"] = dict(meta_old)
             if "status" in new:
                 merged["status"] = new["status"]
             else:
@@ -862,7 +873,7 @@ class APIServer:
         if is_namespace:
             marked.setdefault("status", {})["phase"] = "Terminating"
         if dry_run:
-            return 200, self._out(rt, marked)
+            return 200, self._out(rt, marked, shared=True)  # nothing else holds ``marked``: no second copy
         limits.fit(marked)
         mmeta["resourceVersion"] = self.store.next_rv()
         key = self._key(rt, mmeta.get("namespace"), name)
