@@ -355,3 +355,51 @@ def test_a_stored_object_does_not_change_with_the_creators_dict(server: APIServe
     body["data"]["spec"]["y"] = True
     stored = server.get(builtins.CONTROLLER_REVISION, "default", "r")
     assert stored["data"] == {"spec": {"x": [1]}}
+
+
+def _pod_for_status(server: APIServer) -> dict[str, Any]:
+    server.create(builtins.POD, "default", {"metadata": {"name": "p"}, "spec": {"containers": CONTAINERS}})
+    return server.get(builtins.POD, "default", "p")
+
+
+def test_a_status_write_repeating_the_stored_object_decodes_only_what_differs(server: APIServer) -> None:
+    # The parts of a status write's body equal to the stored object are not decoded again; what
+    # differs (a wrong type, an unknown field) is still refused or warned about as upstream does.
+    pod = _pod_for_status(server)
+    pod["status"] = {"phase": "Running"}
+    with decoding.request_scope("") as scope:
+        updated = server.update(builtins.POD, "default", "p", pod, subresource="status")
+    assert scope.warnings == []
+    assert updated["status"]["phase"] == "Running" and updated["spec"] == pod["spec"]
+
+    pod = server.get(builtins.POD, "default", "p")
+    pod["spec"]["bogus"] = 1
+    with decoding.request_scope("") as scope:
+        server.update(builtins.POD, "default", "p", pod, subresource="status")
+    assert scope.warnings == ['unknown field "spec.bogus"']
+
+    pod = server.get(builtins.POD, "default", "p")
+    pod["spec"]["terminationGracePeriodSeconds"] = 30.5
+    err = _refused(lambda: server.update(builtins.POD, "default", "p", pod, subresource="status"))
+    assert (err.code, err.reason) == (400, "BadRequest")
+    assert "cannot unmarshal number 30.5" in err.message
+
+
+def test_a_status_write_does_not_change_the_stored_version_it_replaces(server: APIServer) -> None:
+    # The new version shares the unchanged parts of the stored one (nothing changes a stored
+    # object in place): each audit record keeps the versions as they were written.
+    pod = _pod_for_status(server)
+    pod["status"] = {"phase": "Running", "conditions": [{"type": "Ready", "status": "True"}]}
+    server.update(builtins.POD, "default", "p", pod, subresource="status")
+    pod = server.get(builtins.POD, "default", "p")
+    pod["status"]["phase"] = "Succeeded"
+    pod["metadata"]["labels"] = {"ignored": "by-a-status-write"}
+    server.update(builtins.POD, "default", "p", pod, subresource="status")
+    stored = server.get(builtins.POD, "default", "p")
+    assert stored["status"]["phase"] == "Succeeded" and "labels" not in stored["metadata"]
+    first, second = [r for r in server.audit if r.subresource == "status"]
+    assert first.old is not None and first.new is not None and second.old is first.new
+    assert first.old["status"].get("phase") != "Running"
+    assert first.new["status"]["phase"] == "Running" and second.new["status"]["phase"] == "Succeeded"
+    assert first.new["metadata"]["resourceVersion"] != second.new["metadata"]["resourceVersion"]
+    assert first.old["spec"] == second.new["spec"]

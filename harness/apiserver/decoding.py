@@ -29,6 +29,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+import orjson
+
 from harness.apiserver import schemas
 from harness.apiserver.resources import ResourceType
 from harness.kube import errors
@@ -593,12 +595,35 @@ def _failure(rt: ResourceType, body: dict[str, Any], message: str, origin: str) 
     return errors.bad_request(f'{rt.kind} in version "{rt.version}" cannot be handled as a {rt.kind}: {message}')
 
 
-def decode(rt: ResourceType, body: dict[str, Any], origin: str = BODY) -> dict[str, Any]:
+def _same_json(a: Any, b: Any) -> bool:
+    # Equal as JSON, types included (Python's == takes 1, 1.0 and true for one another).
+    try:
+        return bool(orjson.dumps(a) == orjson.dumps(b))
+    except TypeError:
+        return False
+
+
+def decode(
+    rt: ResourceType, body: dict[str, Any], origin: str = BODY, *, status_of: dict[str, Any] | None = None
+) -> dict[str, Any]:
     """``body`` decoded as ``rt``'s type under the current request's ``fieldValidation``: a pruned
     copy; a wrong type, or an unknown or duplicate field under Strict, raises the Status upstream
     answers (400 for a body, 422 for a patch result); under Warn each problem becomes a warning.
-    The copy shares no dict or list with ``body``: the caller may change and store it."""
+    The copy shares no dict or list with ``body``: the caller may change and store it.
+
+    ``status_of``: the stored built-in object a status write replaces (only the body's ``status``
+    will be kept). A top-level field equal to the stored one as JSON is not decoded again (the
+    stored value was decoded when written, so decoding the same value finds nothing): the result
+    holds the stored value itself, for reading only, and a shallow copy of the stored metadata."""
     scope = current()
+    reused: dict[str, Any] = {}
+    if status_of is not None and not rt.custom:
+        for key, item in body.items():
+            if key != "status" and key in status_of and _same_json(item, status_of[key]):
+                reused[key] = dict(status_of[key]) if key == "metadata" else status_of[key]
+        if reused:
+            whole = body
+            body = {k: v for k, v in body.items() if k not in reused}
     try:
         if rt.custom:
             decoded, unknown = prune_custom(body, rt.schema)
@@ -609,6 +634,9 @@ def decode(rt: ResourceType, body: dict[str, Any], origin: str = BODY) -> dict[s
             if result is None:
                 return clone(body)
             decoded, unknown = result
+            if reused:
+                # In the body's order, as decoding the whole body would have put them.
+                decoded = {k: reused[k] if k in reused else decoded[k] for k in whole if k in reused or k in decoded}
     except DecodeError as exc:
         raise _failure(rt, body, str(exc), origin) from None
     problems = strict_problems(unknown, scope.duplicates)

@@ -576,7 +576,10 @@ def compare(old: dict[str, Any], new: dict[str, Any], shapes: Shapes) -> Compari
                     result.modified.add(path)
                 return
             for key in list(left) + [k for k in right if k not in left]:
-                walk(left.get(key), right.get(key), path + (field(key),), fields + (key,))
+                lv, rv = left.get(key), right.get(key)
+                if lv == rv and type(lv) is type(rv):
+                    continue  # walk's own first test, without the call and the paths (most keys)
+                walk(lv, rv, path + (field(key),), fields + (key,))
             return
         if isinstance(left, list) and isinstance(right, list):
             lshape = shapes.list_shape(fields)
@@ -595,7 +598,10 @@ def compare(old: dict[str, Any], new: dict[str, Any], shapes: Shapes) -> Compari
                     _subtree_item(rv, item_path, fields, shapes, result.added)
                 elif isinstance(lv, dict) and isinstance(rv, dict):
                     for key in list(lv) + [k for k in rv if k not in lv]:
-                        walk(lv.get(key), rv.get(key), item_path + (field(key),), fields + (key,))
+                        lval, rval = lv.get(key), rv.get(key)
+                        if lval == rval and type(lval) is type(rval):
+                            continue
+                        walk(lval, rval, item_path + (field(key),), fields + (key,))
             return
         if type(left) is not type(right) or left != right:
             if isinstance(left, (dict, list)) or isinstance(right, (dict, list)):

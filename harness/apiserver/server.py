@@ -232,7 +232,8 @@ class APIServer:
             )
 
     def _check_body(
-        self, rt: ResourceType, body: Any, namespace: str | None, *, origin: str = decoding.BODY
+        self, rt: ResourceType, body: Any, namespace: str | None, *, origin: str = decoding.BODY,
+        status_of: dict[str, Any] | None = None,
     ) -> dict[str, Any]:
         if not isinstance(body, dict):
             raise errors.bad_request("the body of the request was not a JSON object")
@@ -251,7 +252,7 @@ class APIServer:
                 f"the kind in the data ({body['kind']}) does not match the expected kind ({rt.kind})"
             )
         # The decoded body is a private deep copy: it becomes the stored object without another copy.
-        obj = decoding.decode(rt, body, origin)
+        obj = decoding.decode(rt, body, origin, status_of=status_of)
         meta = obj.get("metadata")
         if meta is None:
             meta = {}
@@ -540,7 +541,11 @@ class APIServer:
         """Replace an object (PUT). A stale resourceVersion is a 409; custom resources need one.
         The main resource ignores ``status``; ``/status`` ignores everything but ``status``.
         ``field_manager`` (default: the user) owns what the update changed."""
-        new = self._check_body(rt, body, namespace)
+        status_of = None
+        if subresource in STATUS_LIKE_SUBRESOURCES and not conversion.converts(rt) and not self._mutating_admission(rt):
+            # Only the body's status is kept: what it repeats of the stored object is not decoded again.
+            status_of = self.store.get(self.skey(rt), self._key(rt, namespace, name))
+        new = self._check_body(rt, body, namespace, status_of=status_of)
         if _meta(new).get("name") not in (None, name):
             raise errors.bad_request(
                 f"the name of the object ({_meta(new).get('name')}) does not match the name on the URL ({name})"
