@@ -66,6 +66,16 @@ def _compact(value: Any) -> str:
 def key_element(item: dict[str, Any], keys: tuple[str, ...], key_defaults: dict[str, Any]) -> str | None:
     """``k:{...}`` for an associative-list item, its key fields sorted by name; None when a key
     field is missing and has no schema default (upstream refuses such an item)."""
+    if len(keys) == 1:
+        # Most associative lists have one key (conditions by type, containers by name): no list,
+        # sort or join, as this runs for every item of every list of every write.
+        name = keys[0]
+        value = item.get(name)
+        if value is None:
+            if name not in key_defaults:
+                return None
+            value = key_defaults[name]
+        return "k:{" + encode_basestring(name) + ":" + _compact(value) + "}"
     parts: list[tuple[str, Any]] = []
     for name in keys:
         value = item.get(name)
@@ -217,15 +227,22 @@ def tree_edit(tree: dict[str, Any], remove: Iterable[Path], add: Iterable[Path])
             del stack[level - 1][path[level - 1]]  # an emptied parent that was not itself owned
     for path in add:
         node = root
+        last = len(path) - 1
         for index, element in enumerate(path):
-            nxt = child(node, element)
+            # ``child`` inlined: this loop runs for every element of every path a write owns.
+            nxt = node.get(element)
             if nxt is None:
                 nxt = {}
                 node[element] = nxt
                 mine[id(nxt)] = nxt
                 reorder[id(node)] = node
-            elif not nxt and index < len(path) - 1:
-                nxt[MEMBER] = {}  # an owned leaf gains children and stays owned
+            else:
+                if id(nxt) not in mine:
+                    nxt = dict(nxt)
+                    node[element] = nxt
+                    mine[id(nxt)] = nxt
+                if not nxt and index < last:
+                    nxt[MEMBER] = {}  # an owned leaf gains children and stays owned
             node = nxt
         if node and MEMBER not in node:
             node[MEMBER] = {}
