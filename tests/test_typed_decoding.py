@@ -321,3 +321,85 @@ def test_a_scale_with_a_string_replica_count_is_the_decoders_400(server: APIServ
              "ScaleSpec.spec.replicas of type int32",
     )
     assert server.get(builtins.DEPLOYMENT, "default", "d")["spec"]["replicas"] == 1
+
+
+def _containers(value: Any) -> list[int]:
+    """The ids of every dict and list in ``value``."""
+    if isinstance(value, dict):
+        return [id(value)] + [i for item in value.values() for i in _containers(item)]
+    if isinstance(value, list):
+        return [id(value)] + [i for item in value for i in _containers(item)]
+    return []
+
+
+@pytest.mark.parametrize(("rt", "body"), [
+    (builtins.CONTROLLER_REVISION,  # ``data`` is a RawExtension: kept as it came, not walked by type
+     {"apiVersion": "apps/v1", "kind": "ControllerRevision", "metadata": {"name": "r", "labels": {"a": "b"}},
+      "data": {"spec": {"template": {"x": [1, {"y": 2}]}}}, "revision": 1}),
+    (builtins.POD,
+     {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "annotations": {"k": "v"}},
+      "spec": {"containers": [{"name": "c", "image": "i", "args": ["a"]}]}}),
+])
+def test_a_decoded_body_shares_nothing_with_the_request(rt: ResourceType, body: dict[str, Any]) -> None:
+    # The write path stores the decoded body without copying it again: a caller that changes its
+    # own dict afterwards must not change what was stored.
+    decoded = decoding.decode(rt, body)
+    assert decoded == body
+    assert not set(_containers(decoded)) & set(_containers(body))
+
+
+def test_a_stored_object_does_not_change_with_the_creators_dict(server: APIServer) -> None:
+    body = {"metadata": {"name": "r"}, "data": {"spec": {"x": [1]}}, "revision": 1}
+    server.create(builtins.CONTROLLER_REVISION, "default", body)
+    body["data"]["spec"]["x"].append(2)
+    body["data"]["spec"]["y"] = True
+    stored = server.get(builtins.CONTROLLER_REVISION, "default", "r")
+    assert stored["data"] == {"spec": {"x": [1]}}
+
+
+def _pod_for_status(server: APIServer) -> dict[str, Any]:
+    server.create(builtins.POD, "default", {"metadata": {"name": "p"}, "spec": {"containers": CONTAINERS}})
+    return server.get(builtins.POD, "default", "p")
+
+
+def test_a_status_write_repeating_the_stored_object_decodes_only_what_differs(server: APIServer) -> None:
+    # The parts of a status write's body equal to the stored object are not decoded again; what
+    # differs (a wrong type, an unknown field) is still refused or warned about as upstream does.
+    pod = _pod_for_status(server)
+    pod["status"] = {"phase": "Running"}
+    with decoding.request_scope("") as scope:
+        updated = server.update(builtins.POD, "default", "p", pod, subresource="status")
+    assert scope.warnings == []
+    assert updated["status"]["phase"] == "Running" and updated["spec"] == pod["spec"]
+
+    pod = server.get(builtins.POD, "default", "p")
+    pod["spec"]["bogus"] = 1
+    with decoding.request_scope("") as scope:
+        server.update(builtins.POD, "default", "p", pod, subresource="status")
+    assert scope.warnings == ['unknown field "spec.bogus"']
+
+    pod = server.get(builtins.POD, "default", "p")
+    pod["spec"]["terminationGracePeriodSeconds"] = 30.5
+    err = _refused(lambda: server.update(builtins.POD, "default", "p", pod, subresource="status"))
+    assert (err.code, err.reason) == (400, "BadRequest")
+    assert "cannot unmarshal number 30.5" in err.message
+
+
+def test_a_status_write_does_not_change_the_stored_version_it_replaces(server: APIServer) -> None:
+    # The new version shares the unchanged parts of the stored one (nothing changes a stored
+    # object in place): each audit record keeps the versions as they were written.
+    pod = _pod_for_status(server)
+    pod["status"] = {"phase": "Running", "conditions": [{"type": "Ready", "status": "True"}]}
+    server.update(builtins.POD, "default", "p", pod, subresource="status")
+    pod = server.get(builtins.POD, "default", "p")
+    pod["status"]["phase"] = "Succeeded"
+    pod["metadata"]["labels"] = {"ignored": "by-a-status-write"}
+    server.update(builtins.POD, "default", "p", pod, subresource="status")
+    stored = server.get(builtins.POD, "default", "p")
+    assert stored["status"]["phase"] == "Succeeded" and "labels" not in stored["metadata"]
+    first, second = [r for r in server.audit if r.subresource == "status"]
+    assert first.old is not None and first.new is not None and second.old is first.new
+    assert first.old["status"].get("phase") != "Running"
+    assert first.new["status"]["phase"] == "Running" and second.new["status"]["phase"] == "Succeeded"
+    assert first.new["metadata"]["resourceVersion"] != second.new["metadata"]["resourceVersion"]
+    assert first.old["spec"] == second.new["spec"]

@@ -29,9 +29,12 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+import orjson
+
 from harness.apiserver import schemas
 from harness.apiserver.resources import ResourceType
 from harness.kube import errors
+from harness.kube.objects import clone
 
 BODY = "body"  # a create or update body: failures are 400 BadRequest
 PATCH = "patch"  # the result of a JSON, merge or strategic patch: failures are 422 on `patch`
@@ -289,7 +292,7 @@ def _number_literal(value: int | float) -> str:
 
 
 def decode_builtin(api_version: str, kind: str, obj: dict[str, Any]) -> tuple[dict[str, Any], list[str]] | None:
-    """Decode ``obj`` as the 1.32 type of ``kind``: a pruned copy and the unknown field paths, or
+    """Decode ``obj`` as the 1.32 type of ``kind``: a pruned deep copy and the unknown field paths, or
     None when 1.32 has no such kind. Raises :class:`DecodeError` for a wrong-typed value."""
     name = schemas.definition_name(api_version, kind)
     if name is None:
@@ -318,8 +321,10 @@ def _is_number(value: Any) -> bool:
 def _decode(value: Any, node: _Node, struct: str, walk: _Walk) -> Any:
     """``value`` decoded into ``node``'s Go type; ``struct`` is the innermost enclosing struct."""
     shape = node.shape
-    if value is None or shape == _ANY:
+    if value is None:
         return value
+    if shape == _ANY:
+        return clone(value)  # the decoded object shares nothing with the body (the caller owns it)
     if shape == _STRUCT:
         if not isinstance(value, dict):
             raise walk.type_error(json_kind(value), struct, node.go)
@@ -345,10 +350,11 @@ def _decode(value: Any, node: _Node, struct: str, walk: _Walk) -> Any:
                 continue
             sub_shape = sub.shape
             item_class = item.__class__
-            if (sub_shape == _STRING and item_class is str) or sub_shape == _ANY or (
-                sub_shape == _BOOLEAN and item_class is bool
-            ):
+            if (sub_shape == _STRING and item_class is str) or (sub_shape == _BOOLEAN and item_class is bool):
                 out[key] = item  # the common leaves, without a call
+                continue
+            if sub_shape == _ANY:
+                out[key] = clone(item)
                 continue
             path.append((key, True))
             out[key] = _decode(item, sub, node.struct, walk)
@@ -372,7 +378,7 @@ def _decode(value: Any, node: _Node, struct: str, walk: _Walk) -> Any:
         if item_node is None:
             item_node = node.item
         if item_node.shape == _ANY:
-            return value
+            return clone(value)
         if item_node.shape == _STRING and all(item.__class__ is str for item in value):
             return list(value)  # a list of strings (args, command, finalizers) needs no walk
         out_list = []
@@ -589,19 +595,48 @@ def _failure(rt: ResourceType, body: dict[str, Any], message: str, origin: str) 
     return errors.bad_request(f'{rt.kind} in version "{rt.version}" cannot be handled as a {rt.kind}: {message}')
 
 
-def decode(rt: ResourceType, body: dict[str, Any], origin: str = BODY) -> dict[str, Any]:
+def _same_json(a: Any, b: Any) -> bool:
+    # Equal as JSON, types included (Python's == takes 1, 1.0 and true for one another).
+    try:
+        return bool(orjson.dumps(a) == orjson.dumps(b))
+    except TypeError:
+        return False
+
+
+def decode(
+    rt: ResourceType, body: dict[str, Any], origin: str = BODY, *, status_of: dict[str, Any] | None = None
+) -> dict[str, Any]:
     """``body`` decoded as ``rt``'s type under the current request's ``fieldValidation``: a pruned
     copy; a wrong type, or an unknown or duplicate field under Strict, raises the Status upstream
-    answers (400 for a body, 422 for a patch result); under Warn each problem becomes a warning."""
+    answers (400 for a body, 422 for a patch result); under Warn each problem becomes a warning.
+    The copy shares no dict or list with ``body``: the caller may change and store it.
+
+    ``status_of``: the stored built-in object a status write replaces (only the body's ``status``
+    will be kept). A top-level field equal to the stored one as JSON is not decoded again (the
+    stored value was decoded when written, so decoding the same value finds nothing): the result
+    holds the stored value itself, for reading only, and a shallow copy of the stored metadata."""
     scope = current()
+    reused: dict[str, Any] = {}
+    if status_of is not None and not rt.custom:
+        for key, item in body.items():
+            if key != "status" and key in status_of and _same_json(item, status_of[key]):
+                reused[key] = dict(status_of[key]) if key == "metadata" else status_of[key]
+        if reused:
+            whole = body
+            body = {k: v for k, v in body.items() if k not in reused}
     try:
         if rt.custom:
             decoded, unknown = prune_custom(body, rt.schema)
+            # Pruning keeps what the schema preserves as it was: copy it.
+            decoded = clone(decoded)
         else:
             result = decode_builtin(rt.api_version, rt.kind, body)
             if result is None:
-                return body
+                return clone(body)
             decoded, unknown = result
+            if reused:
+                # In the body's order, as decoding the whole body would have put them.
+                decoded = {k: reused[k] if k in reused else decoded[k] for k in whole if k in reused or k in decoded}
     except DecodeError as exc:
         raise _failure(rt, body, str(exc), origin) from None
     problems = strict_problems(unknown, scope.duplicates)

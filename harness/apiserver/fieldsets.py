@@ -19,6 +19,7 @@ from the patch merge key; custom resources read it from their structural schema.
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -65,6 +66,16 @@ def _compact(value: Any) -> str:
 def key_element(item: dict[str, Any], keys: tuple[str, ...], key_defaults: dict[str, Any]) -> str | None:
     """``k:{...}`` for an associative-list item, its key fields sorted by name; None when a key
     field is missing and has no schema default (upstream refuses such an item)."""
+    if len(keys) == 1:
+        # Most associative lists have one key (conditions by type, containers by name): no list,
+        # sort or join, as this runs for every item of every list of every write.
+        name = keys[0]
+        value = item.get(name)
+        if value is None:
+            if name not in key_defaults:
+                return None
+            value = key_defaults[name]
+        return "k:{" + encode_basestring(name) + ":" + _compact(value) + "}"
     parts: list[tuple[str, Any]] = []
     for name in keys:
         value = item.get(name)
@@ -109,6 +120,7 @@ def path_string(path: Path) -> str:
 _ORDER = {"f:": 0, "k:": 1, "v:": 2, "i:": 3}
 
 
+@functools.lru_cache(maxsize=16384)  # the same elements are sorted on every write (a tuple: shared safely)
 def element_sort_key(element: str) -> tuple[int, Any]:
     # Fields, then keys, then values, then indices (fieldpath Compare); indices numerically.
     kind = element[:2]
@@ -215,15 +227,22 @@ def tree_edit(tree: dict[str, Any], remove: Iterable[Path], add: Iterable[Path])
             del stack[level - 1][path[level - 1]]  # an emptied parent that was not itself owned
     for path in add:
         node = root
+        last = len(path) - 1
         for index, element in enumerate(path):
-            nxt = child(node, element)
+            # ``child`` inlined: this loop runs for every element of every path a write owns.
+            nxt = node.get(element)
             if nxt is None:
                 nxt = {}
                 node[element] = nxt
                 mine[id(nxt)] = nxt
                 reorder[id(node)] = node
-            elif not nxt and index < len(path) - 1:
-                nxt[MEMBER] = {}  # an owned leaf gains children and stays owned
+            else:
+                if id(nxt) not in mine:
+                    nxt = dict(nxt)
+                    node[element] = nxt
+                    mine[id(nxt)] = nxt
+                if not nxt and index < last:
+                    nxt[MEMBER] = {}  # an owned leaf gains children and stays owned
             node = nxt
         if node and MEMBER not in node:
             node[MEMBER] = {}
@@ -309,14 +328,46 @@ _VALUE_LIST_NAMES = {"containers"}
 _CONTAINER_LISTS = ("containers", "initContainers", "ephemeralContainers")
 
 
+_SHAPE_CACHE_SIZE = 4096
+
+
 class BuiltinShapes(Shapes):
     """Shapes of a built-in kind, from the strategic-merge-patch strategy table."""
 
     def __init__(self, kind: str) -> None:
         self.kind = kind
         self.table = smp.STRATEGIES.get(kind, {})
+        # Every write asks about the same few hundred field paths of its kind: the answers are
+        # remembered (bounded: map keys such as label names are paths too).
+        self._dict_shapes: dict[Path, str] = {}
+        self._list_shapes: dict[Path, ListShape] = {}
+        self._value_structs: dict[Path, bool] = {}
 
     def dict_shape(self, fields: Path) -> str:
+        shape = self._dict_shapes.get(fields)
+        if shape is None:
+            if len(self._dict_shapes) >= _SHAPE_CACHE_SIZE:
+                self._dict_shapes.clear()
+            shape = self._dict_shapes[fields] = self._dict_shape(fields)
+        return shape
+
+    def list_shape(self, fields: Path) -> ListShape:
+        shape = self._list_shapes.get(fields)
+        if shape is None:
+            if len(self._list_shapes) >= _SHAPE_CACHE_SIZE:
+                self._list_shapes.clear()
+            shape = self._list_shapes[fields] = self._list_shape(fields)
+        return shape
+
+    def value_struct(self, fields: Path) -> bool:
+        known = self._value_structs.get(fields)
+        if known is None:
+            if len(self._value_structs) >= _SHAPE_CACHE_SIZE:
+                self._value_structs.clear()
+            known = self._value_structs[fields] = self._value_struct(fields)
+        return known
+
+    def _dict_shape(self, fields: Path) -> str:
         if fields in _META_MAPS:
             return MAP
         if not fields:
@@ -332,7 +383,7 @@ class BuiltinShapes(Shapes):
             return ATOMIC
         return STRUCT
 
-    def list_shape(self, fields: Path) -> ListShape:
+    def _list_shape(self, fields: Path) -> ListShape:
         if fields in _META_LISTS:
             return _META_LISTS[fields]
         if len(fields) >= 2 and fields[-1] == "ports" and fields[-2] in _CONTAINER_LISTS:
@@ -350,7 +401,7 @@ class BuiltinShapes(Shapes):
             return ListShape(LIST_MAP, (key,)) if key else SET_LIST
         return ATOMIC_LIST
 
-    def value_struct(self, fields: Path) -> bool:
+    def _value_struct(self, fields: Path) -> bool:
         if fields and fields[-1] in _VALUE_LIST_NAMES:
             return True
         return bool(fields) and fields[-1] in _VALUE_STRUCT_NAMES and self.dict_shape(fields) == STRUCT
@@ -542,7 +593,10 @@ def compare(old: dict[str, Any], new: dict[str, Any], shapes: Shapes) -> Compari
                     result.modified.add(path)
                 return
             for key in list(left) + [k for k in right if k not in left]:
-                walk(left.get(key), right.get(key), path + (field(key),), fields + (key,))
+                lv, rv = left.get(key), right.get(key)
+                if lv == rv and type(lv) is type(rv):
+                    continue  # walk's own first test, without the call and the paths (most keys)
+                walk(lv, rv, path + (field(key),), fields + (key,))
             return
         if isinstance(left, list) and isinstance(right, list):
             lshape = shapes.list_shape(fields)
@@ -561,7 +615,10 @@ def compare(old: dict[str, Any], new: dict[str, Any], shapes: Shapes) -> Compari
                     _subtree_item(rv, item_path, fields, shapes, result.added)
                 elif isinstance(lv, dict) and isinstance(rv, dict):
                     for key in list(lv) + [k for k in rv if k not in lv]:
-                        walk(lv.get(key), rv.get(key), item_path + (field(key),), fields + (key,))
+                        lval, rval = lv.get(key), rv.get(key)
+                        if lval == rval and type(lval) is type(rval):
+                            continue
+                        walk(lval, rval, item_path + (field(key),), fields + (key,))
             return
         if type(left) is not type(right) or left != right:
             if isinstance(left, (dict, list)) or isinstance(right, (dict, list)):

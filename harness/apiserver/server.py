@@ -148,6 +148,10 @@ class APIServer:
         read (the CRD cleanup finalizer is added this way, as the CRD storage's Delete does)."""
         self._delete_preparers.append((api_group, kind, preparer))
 
+    def _mutating_admission(self, rt: ResourceType) -> bool:
+        """Whether an admission plugin runs on writes of ``rt`` (one may change the object in place)."""
+        return any(group == rt.group and kind in (rt.kind, "*") for group, kind, _plugin in self._admission)
+
     def _admit(self, operation: str, rt: ResourceType, new: dict[str, Any] | None, old: dict[str, Any] | None) -> None:
         errs: list[errors.FieldError] = []
         for group, kind, plugin in self._admission:
@@ -228,7 +232,8 @@ class APIServer:
             )
 
     def _check_body(
-        self, rt: ResourceType, body: Any, namespace: str | None, *, origin: str = decoding.BODY
+        self, rt: ResourceType, body: Any, namespace: str | None, *, origin: str = decoding.BODY,
+        status_of: dict[str, Any] | None = None,
     ) -> dict[str, Any]:
         if not isinstance(body, dict):
             raise errors.bad_request("the body of the request was not a JSON object")
@@ -246,16 +251,16 @@ class APIServer:
             raise errors.bad_request(
                 f"the kind in the data ({body['kind']}) does not match the expected kind ({rt.kind})"
             )
-        body = decoding.decode(rt, body, origin)
-        meta = body.get("metadata")
+        # The decoded body is a private deep copy: it becomes the stored object without another copy.
+        obj = decoding.decode(rt, body, origin, status_of=status_of)
+        meta = obj.get("metadata")
         if meta is None:
             meta = {}
         if not isinstance(meta, dict):
             raise errors.bad_request("metadata must be an object")
-        obj = clone(body)
         obj["apiVersion"] = rt.api_version
         obj["kind"] = rt.kind
-        obj["metadata"] = clone(meta)
+        obj["metadata"] = meta
         if rt.namespaced:
             body_ns = meta.get("namespace")
             if body_ns and namespace and body_ns != namespace:
@@ -536,7 +541,11 @@ class APIServer:
         """Replace an object (PUT). A stale resourceVersion is a 409; custom resources need one.
         The main resource ignores ``status``; ``/status`` ignores everything but ``status``.
         ``field_manager`` (default: the user) owns what the update changed."""
-        new = self._check_body(rt, body, namespace)
+        status_of = None
+        if subresource in STATUS_LIKE_SUBRESOURCES and not conversion.converts(rt) and not self._mutating_admission(rt):
+            # Only the body's status is kept: what it repeats of the stored object is not decoded again.
+            status_of = self.store.get(self.skey(rt), self._key(rt, namespace, name))
+        new = self._check_body(rt, body, namespace, status_of=status_of)
         if _meta(new).get("name") not in (None, name):
             raise errors.bad_request(
                 f"the name of the object ({_meta(new).get('name')}) does not match the name on the URL ({name})"
@@ -577,7 +586,14 @@ class APIServer:
         subresource); otherwise the write records an Update entry for ``manager``."""
         meta_old = old["metadata"]
         if subresource in STATUS_LIKE_SUBRESOURCES:
-            merged = clone(old)
+            if self._mutating_admission(rt):
+                merged = clone(old)
+            else:
+                # The rest of the object is the stored one's: shared with it rather than copied, as
+                # a write replaces a stored object and never changes it. Only the metadata, which
+                # this write edits below (resourceVersion, managedFields), gets a dict of its own.
+                merged = dict(old)
+                merged["metadata"] = dict(meta_old)
             if "status" in new:
                 merged["status"] = new["status"]
             else:
@@ -862,7 +878,7 @@ class APIServer:
         if is_namespace:
             marked.setdefault("status", {})["phase"] = "Terminating"
         if dry_run:
-            return 200, self._out(rt, marked)
+            return 200, self._out(rt, marked, shared=True)  # nothing else holds ``marked``: no second copy
         limits.fit(marked)
         mmeta["resourceVersion"] = self.store.next_rv()
         key = self._key(rt, mmeta.get("namespace"), name)
@@ -975,6 +991,11 @@ class APIServer:
         """A copy of the object as stored (storage version, no conversion), or 404 ``NotFound``."""
         return clone(self._get_stored(rt, namespace, name))
 
+    def stored_view(self, rt: ResourceType, namespace: str | None, name: str) -> dict[str, Any]:
+        """The stored object itself (storage version), or 404 ``NotFound``: for reading only. A write
+        replaces a stored object and never changes it, so it is a safe ``old`` for :meth:`write`."""
+        return self._get_stored(rt, namespace, name)
+
     def present(self, rt: ResourceType, obj: dict[str, Any]) -> dict[str, Any]:
         """A stored-form object as a client sees it (a copy at the resource's apiVersion)."""
         return self._out(rt, obj)
@@ -996,10 +1017,13 @@ class APIServer:
         code: int,
         subresource: str,
         user: str = "admin",
-    ) -> dict[str, Any]:
+        answer: bool = True,
+    ) -> dict[str, Any] | None:
         """Store ``new`` (already checked by the subresource) in place of ``old`` with a new
         resourceVersion and audit it as ``verb``/``subresource``; a deleting object left without
-        finalizers is removed instead. Nothing is written when it does not fit (413)."""
+        finalizers is removed instead. Nothing is written when it does not fit (413). Returns
+        the object as the client sees it, or None when ``answer`` is false (a subresource whose
+        response is not the object: no copy is made for nobody)."""
         if self._finalized(rt, new):
             return self._remove(rt, old, new, user=user, verb=verb, subresource=subresource)
         limits.fit(new)
@@ -1008,7 +1032,7 @@ class APIServer:
         key = self._key(rt, meta.get("namespace"), meta["name"])
         self.store.put(self.skey(rt), key, new)
         self._record(verb, rt, key[0], key[1], user, code, old, new, subresource)
-        return self._out(rt, new)
+        return self._out(rt, new) if answer else None
 
     def update_status(
         self, rt: ResourceType, namespace: str | None, name: str, obj: dict[str, Any], *, user: str = "admin"

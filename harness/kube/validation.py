@@ -24,6 +24,7 @@ Where upstream renders a Go struct with ``%#v``:
 from __future__ import annotations
 
 import datetime as _dt
+import functools
 import re
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
@@ -252,7 +253,9 @@ def _normalized(value: Any) -> Any:
 
 
 def _semantic_equal(a: Any, b: Any) -> bool:
-    return _normalized(a) == _normalized(b)
+    # Equal data normalizes to equal data: the walk is needed only when something differs (an
+    # update usually leaves the spec as it was).
+    return a == b or _normalized(a) == _normalized(b)
 
 
 def _dedupe(errs: list[FieldError]) -> list[FieldError]:
@@ -286,6 +289,20 @@ def _inclusive_range_error(lo: int, hi: int) -> str:
 # -- string-level checks (apimachinery/pkg/util/validation) -----------------------------------------
 
 
+def _remembered(check: Callable[[str], list[str]]) -> Callable[[str], list[str]]:
+    # The checks are pure functions of one string, and the same label keys, values and annotation
+    # keys come back on every write of every object: each distinct string is checked once (a
+    # bounded cache), and each caller gets a list of its own.
+    cached = functools.lru_cache(maxsize=8192)(lambda value: tuple(check(value)))
+
+    @functools.wraps(check)
+    def remembered(value: str) -> list[str]:
+        return list(cached(value))
+
+    return remembered
+
+
+@_remembered
 def is_dns1123_label(value: str) -> list[str]:
     """``IsDNS1123Label``: at most 63 characters of ``[a-z0-9]([-a-z0-9]*[a-z0-9])?``."""
     errs = []
@@ -299,6 +316,7 @@ def is_dns1123_label(value: str) -> list[str]:
     return errs
 
 
+@_remembered
 def is_dns1123_subdomain(value: str) -> list[str]:
     """``IsDNS1123Subdomain``: at most 253 characters of dot-separated DNS-1123 labels."""
     errs = []
@@ -309,6 +327,7 @@ def is_dns1123_subdomain(value: str) -> list[str]:
     return errs
 
 
+@_remembered
 def is_dns1035_label(value: str) -> list[str]:
     """``IsDNS1035Label``: at most 63 characters, starting with a letter (Service names)."""
     errs = []
@@ -319,6 +338,7 @@ def is_dns1035_label(value: str) -> list[str]:
     return errs
 
 
+@_remembered
 def is_qualified_name(value: str) -> list[str]:
     """``IsQualifiedName``: an optional DNS-subdomain prefix and ``/``, then a name of at most 63 characters."""
     qualified_regex_error = _regex_error(QUALIFIED_NAME_ERR_MSG, QUALIFIED_NAME_FMT, "MyName", "my.name", "123-abc")
@@ -343,6 +363,7 @@ def is_qualified_name(value: str) -> list[str]:
     return errs
 
 
+@_remembered
 def is_valid_label_value(value: str) -> list[str]:
     """``IsValidLabelValue``: empty, or at most 63 characters shaped like a qualified name's name part."""
     errs = []

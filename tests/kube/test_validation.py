@@ -268,3 +268,13 @@ def test_update_still_validates_labels_and_annotations():
         f'metadata.labels: Invalid value: "-": {LABEL_VALUE_MSG}',
         "metadata.annotations: Too long: may not be more than 262144 bytes",
     ]
+
+
+def test_a_remembered_check_gives_each_caller_its_own_list() -> None:
+    # The string checks remember their answers: a caller that extends the list it got must not
+    # change what the next caller of the same check is told.
+    first = is_qualified_name("-bad-")
+    first.append("mine")
+    assert "mine" not in is_qualified_name("-bad-")
+    assert is_qualified_name("-bad-") == first[:-1]
+    assert is_valid_label_value("ok") == []

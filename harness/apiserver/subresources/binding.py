@@ -15,6 +15,7 @@ from harness.apiserver.resources import ResourceType
 from harness.apiserver.server import APIServer
 from harness.apiserver.subresources.base import CREATE, ServedBy, SubresourceRequest
 from harness.kube import errors
+from harness.kube.objects import clone
 
 BINDING_KIND = "Binding"
 
@@ -26,21 +27,21 @@ def bind(
     rt = builtins.POD
     if not isinstance(body, dict) or not isinstance(body.get("target"), dict) or not body["target"].get("name"):
         raise errors.invalid_object(BINDING_KIND, "", name, [errors.required("target.name")])
-    old = server.stored(rt, namespace, name)
+    old = server.stored_view(rt, namespace, name)
     node = body["target"]["name"]
     current = (old.get("spec") or {}).get("nodeName")
     if current:
         raise errors.conflict("pods", "", name, f'pod {name} is already assigned to node "{current}"')
     if old["metadata"].get("deletionTimestamp"):
         raise errors.conflict("pods", "", name, f"pod {name} is being deleted, cannot be assigned to a host")
-    new = server.stored(rt, namespace, name)
+    new = clone(old)
     new["spec"]["nodeName"] = node
     conditions = [c for c in new.setdefault("status", {}).get("conditions", []) if c.get("type") != "PodScheduled"]
     conditions.append({"type": "PodScheduled", "status": "True", "lastProbeTime": None,
                        "lastTransitionTime": server.now()})
     new["status"]["conditions"] = conditions
     if not dry_run:
-        server.write(rt, old, new, verb="create", code=201, subresource="binding", user=user)
+        server.write(rt, old, new, verb="create", code=201, subresource="binding", user=user, answer=False)
     return errors.status(201, "", "", None, success=True)
 
 

@@ -195,7 +195,7 @@ def _add_condition_and_delete(
     """``addConditionAndDeletePod``: a status update adding DisruptionTarget (checked against the
     delete preconditions first), then the DELETE; on a dry run only the DELETE (which writes nothing)."""
     if not _is_dry_run(options):
-        latest = _preflight(server, namespace, name, options, user)
+        latest = server.present(builtins.POD, _preflight(server, namespace, name, options, user))
         _set_disruption_target(latest, server.now())
         updated = server.update_status(builtins.POD, namespace, name, latest, user=user)
         if _rv_precondition(options) is not None:
@@ -208,8 +208,8 @@ def _preflight(server: APIServer, namespace: str, name: str, options: dict[str, 
     """What must hold for the pod's DELETE to succeed, checked before the eviction's first write
     (the budget or the condition), so that a refused eviction leaves nothing behind: the delete
     preconditions (409, named as addConditionAndDeletePod names them), then the DELETE itself as a
-    dry run (admission, options). Returns the pod as it is now."""
-    latest = server.get(builtins.POD, namespace, name)
+    dry run (admission, options). Returns the stored pod as it is now (read-only: not a copy)."""
+    latest = server.stored_view(builtins.POD, namespace, name)
     meta = latest["metadata"]
     pre = options.get("preconditions") or {}
     if pre.get("uid") and pre["uid"] != meta.get("uid"):
@@ -309,7 +309,8 @@ def evict(server: APIServer, namespace: str, name: str, body: Any, *, dry_run: b
 
     pod: dict[str, Any] = {}
     for attempt in range(EVICTIONS_RETRY_STEPS):
-        pod = server.get(builtins.POD, namespace, name)
+        # Read only (most evictions of a drain are refused by a budget): the stored pod, not a copy.
+        pod = server.stored_view(builtins.POD, namespace, name)
         if not can_ignore_pdb(pod):
             break
         delete_options = options
