@@ -15,7 +15,7 @@ import pytest
 from harness.client import ApiError, Controller, Manager, Request, Result
 from harness.client.cache import CachedClient
 from harness.client.http import HttpClient
-from harness.client.remote import catch_up, settle_with_server
+from harness.client.remote import CaughtUp, catch_up, settle_with_server
 from harness.clock import Scheduler, VirtualClock
 from harness.targets.process import controller_kubeconfig
 from harness.world.http_scene import HttpScene, WorldServer
@@ -306,3 +306,16 @@ def test_a_watch_event_ends_the_last_rounds_answers_whatever_the_hint(served: An
     misses = client.misses
     client.get("v1", "Secret", "s", NS)
     assert client.misses - misses == 1
+
+
+def test_a_later_round_of_the_same_settle_keeps_the_answers(served: Any) -> None:
+    scene, client, manager = served
+    scene.client().create({"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "s", "namespace": NS}})
+    _round(client, manager)
+    client.get("v1", "Secret", "s", NS)
+    sources = manager.sources()
+    catch_up(sources, client.watch_streams)
+    manager.caught_up(CaughtUp(sources, first=False))  # the next round of one settle request
+    misses = client.misses
+    client.get("v1", "Secret", "s", NS)
+    assert (client.misses - misses, client.repeats) == (0, 1)

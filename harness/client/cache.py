@@ -22,9 +22,11 @@ until the next catch-up. So a controller reads exactly what an in-process one wo
 copies; a controller may change what it reads.
 
 Repeated reads. For the same reason, a read that is not of a watched kind (a kind nobody watches, a list,
-a workload cluster's objects through :meth:`CachedClient.for_kubeconfig`) is sent once per round: asked
-again before anything was written and before the next catch-up, it is answered with what the server said
-the first time, which is what the server would say again (nothing changed it). A machine controller's drain
+a workload cluster's objects through :meth:`CachedClient.for_kubeconfig`) is sent once per ``settle``
+request of the protocol and per write of the process: asked again before the process wrote anything
+(and within the same request: the server settles the world before it answers a write, so between the
+process's writes nothing else changes), it is answered with what the server said the first time, which
+is what the server would say again. A machine controller's drain
 retry reads the kubeconfig Secret and the Node twice each; in lockstep that is the difference between 9
 requests a retry and 7. Only answers are kept, never errors: a read that failed is asked again.
 
@@ -87,18 +89,19 @@ class CachedClient:
     def caught_up(self, streams: Iterable[WatchStream]) -> None:
         """Every event the server had given ``streams`` has been read: they are synced, and every write
         sent before now is in them."""
-        streams = list(streams) if not isinstance(streams, list) else streams
         seen = tuple((id(stream), getattr(stream, "received", None), getattr(stream, "ended", True))
                      for stream in streams)
-        # The harness said nothing was written in the world since the last answer, the process wrote
-        # nothing since its last catch-up, and its watches got nothing new: the server would answer every
-        # read as it did in the last round, so that round's answers stand (module docstring).
+        # A new round of answers when the world may have changed since the last catch-up: at the first
+        # catch-up of a settle request, unless the harness said nothing was written in the world since
+        # the last answer and the watches got nothing new. (The process's own writes need no new round:
+        # the answers are kept by writes_sent(), and the server settled the world before answering a write.)
+        first = getattr(streams, "first", True)
         same = (getattr(streams, "world_unchanged", False) and seen == self._seen
                 and self._writes_at_catch_up == writes_sent())
         self._synced = {id(stream) for stream in streams}
         self._writes_at_catch_up = writes_sent()
         self._seen = seen
-        if not same:
+        if first and not same:
             self._round += 1
 
     def for_kubeconfig(self, kubeconfig: str, user: str | None = None) -> CachedClient:

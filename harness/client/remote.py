@@ -123,11 +123,15 @@ def catch_up(watches: list[Any], streams: Callable[[], dict[str, dict[str, Any]]
 
 
 class CaughtUp(list[Any]):
-    """The watch streams just caught up (what :meth:`Manager.caught_up` hands its hooks), and whether the
-    harness said the world was ``unchanged`` since the process's last answer (see the module docstring)."""
+    """The watch streams just caught up (what :meth:`Manager.caught_up` hands its hooks); whether this is
+    the first catch-up of a ``settle`` request (``first``: the world may have changed since the last
+    answer; later rounds of the same request follow only the process's own writes, which the server
+    answered once it had settled the world), and whether the harness said the world was ``unchanged``
+    since the process's last answer (see the module docstring)."""
 
-    def __init__(self, streams: Iterable[Any], *, world_unchanged: bool = False) -> None:
+    def __init__(self, streams: Iterable[Any], *, first: bool = True, world_unchanged: bool = False) -> None:
         super().__init__(streams)
+        self.first = first
         self.world_unchanged = world_unchanged
 
 
@@ -140,11 +144,12 @@ def settle_with_server(manager: Manager, streams: Callable[[], dict[str, dict[st
     round would only ask it so and take no step. ``unchanged``: the harness says nothing was written
     in the world since the last settle answered (told to the first round's catch-up hooks)."""
     total = 0
+    first = True
     while True:
         sources = manager.sources()
         catch_up(sources, streams)
-        manager.caught_up(CaughtUp(sources, world_unchanged=unchanged))
-        unchanged = False  # the next round follows this one's writes
+        manager.caught_up(CaughtUp(sources, first=first, world_unchanged=unchanged))
+        first = False
         writes = writes_sent()
         steps = manager.settle()
         total += steps
