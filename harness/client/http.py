@@ -89,6 +89,17 @@ class PlainAnswer:
         return json.loads(self.content)
 
 
+def _readable(sock: socket.socket) -> bool:
+    """Whether ``sock`` has something to read right now (on an idle kept-alive connection: the server
+    closed it). poll, where there is one: select cannot look at descriptors past FD_SETSIZE."""
+    if hasattr(select, "poll"):
+        poller = select.poll()
+        poller.register(sock, select.POLLIN)
+        return bool(poller.poll(0))
+    readable, _, _ = select.select([sock], [], [], 0)
+    return bool(readable)
+
+
 class PlainConnections:
     """Requests (not watches) to a plain-HTTP server through the standard library's ``http.client``,
     one keep-alive connection per thread.
@@ -106,21 +117,29 @@ class PlainConnections:
         self._headers = headers
         self._timeout = timeout
         self._local = threading.local()
+        self._lock = threading.Lock()
+        self._open: list[http.client.HTTPConnection] = []  # every thread's, for close()
 
     def _connection(self) -> tuple[http.client.HTTPConnection, bool]:
         """This thread's connection, and whether it served a request before. One the server has
         closed since (its socket reads as ready: the end of the stream) is replaced first, as
         httpcore does before reusing a connection."""
         conn: http.client.HTTPConnection | None = getattr(self._local, "conn", None)
-        if conn is not None and conn.sock is not None:
-            readable, _, _ = select.select([conn.sock], [], [], 0)
-            if not readable:
-                return conn, True
+        if conn is not None and conn.sock is not None and not _readable(conn.sock):
+            return conn, True
         if conn is not None:
-            conn.close()
+            self._forget(conn)
         conn = http.client.HTTPConnection(self._host, self._port, timeout=self._timeout)
         self._local.conn = conn
+        with self._lock:
+            self._open.append(conn)
         return conn, False
+
+    def _forget(self, conn: http.client.HTTPConnection) -> None:
+        conn.close()
+        self._local.conn = None
+        with self._lock, contextlib.suppress(ValueError):
+            self._open.remove(conn)
 
     def request(self, method: str, target: str, body: bytes | None, headers: dict[str, str]) -> PlainAnswer:
         """Send one request and read its whole answer; OSError or http.client.HTTPException if the
@@ -134,8 +153,7 @@ class PlainConnections:
                 response = conn.getresponse()
                 content = response.read()
             except (OSError, http.client.HTTPException):
-                conn.close()
-                self._local.conn = None
+                self._forget(conn)
                 if reused and method in _READS:
                     continue
                 raise
@@ -144,11 +162,12 @@ class PlainConnections:
             return PlainAnswer(response.status, response.reason, response.headers, content)
 
     def close(self) -> None:
-        """Close this thread's connection (other threads' close with their sockets' owners)."""
-        conn = getattr(self._local, "conn", None)
-        if conn is not None:
+        """Close every thread's connection (call it once the client is no longer used)."""
+        with self._lock:
+            conns, self._open = self._open, []
+        for conn in conns:
             conn.close()
-            self._local.conn = None
+        self._local.conn = None
 
 
 def _raise_for(response: _Answer) -> None:
