@@ -67,7 +67,7 @@ def _controlled(kubeconfig: str, names: list[str]) -> int:
         for name in names:
             manager.add(load(name)(reader))
         if isinstance(reader, CachedClient):
-            reader.serve_from(manager, lockstep=True)
+            reader.serve_from(manager)
         return manager, client.watch_streams
 
     try:

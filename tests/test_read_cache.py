@@ -319,17 +319,3 @@ def test_a_later_round_of_the_same_settle_keeps_the_answers(served: Any) -> None
     misses = client.misses
     client.get("v1", "Secret", "s", NS)
     assert (client.misses - misses, client.repeats) == (0, 1)
-
-
-def test_in_lockstep_the_time_is_the_managers_clock_once_caught_up(served: Any) -> None:
-    scene, client, manager = served
-    client.serve_from(manager, lockstep=True)
-    manager.scheduler.clock.advance_to(scene.now() + 30)  # as a settle request moves it
-    assert client.now() == scene.now()  # not caught up yet: the server's
-    _round(client, manager)
-    assert client.now() == scene.now() + 30
-    other = client.for_kubeconfig(controller_kubeconfig(scene.server.base_url, "controller"))
-    try:
-        assert other.now() == scene.now() + 30
-    finally:
-        other.close()

@@ -64,7 +64,6 @@ class CachedClient:
     def __init__(self, client: Any, *, root: CachedClient | None = None) -> None:
         self._client = client
         self._manager: Manager | None = None
-        self._lockstep = False
         self._synced: set[int] = set()
         # writes_sent() when the watches were last caught up (None: never): a write since ends the hits.
         self._writes_at_catch_up: int | None = None
@@ -82,21 +81,10 @@ class CachedClient:
     def __getattr__(self, name: str) -> Any:
         return getattr(self._client, name)
 
-    def serve_from(self, manager: Manager, *, lockstep: bool = False) -> None:
-        """Answer reads from ``manager``'s watches once they are caught up (:meth:`caught_up`). With
-        ``lockstep`` (a process driven by the control protocol, harness/client/remote.py, whose clock each
-        ``settle`` moves to the server's time) :meth:`now` is the manager's clock, not a question to the
-        server: the world's clock does not move while it waits for the process."""
+    def serve_from(self, manager: Manager) -> None:
+        """Answer reads from ``manager``'s watches once they are caught up (:meth:`caught_up`)."""
         self._manager = manager
-        self._lockstep = lockstep
         manager.caught_up_hooks.append(self.caught_up)
-
-    def now(self) -> float:
-        """The server's time: in lockstep, once caught up, the manager's clock (see :meth:`serve_from`)."""
-        root = self._root
-        if root._manager is not None and root._lockstep and root._writes_at_catch_up is not None:
-            return root._manager.scheduler.clock.now()
-        return float(self._client.now())
 
     def caught_up(self, streams: Iterable[WatchStream]) -> None:
         """Every event the server had given ``streams`` has been read: they are synced, and every write
