@@ -27,6 +27,11 @@ class _Server(ThreadingHTTPServer):
         self.keep_alive = keep_alive
         self.connections = 0
         self.requests: list[tuple[str, str, dict[str, str], Any]] = []
+        self.hung_up = threading.Semaphore(0)  # released once per connection the server has closed
+
+    def shutdown_request(self, request: Any) -> None:
+        super().shutdown_request(request)
+        self.hung_up.release()
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -74,12 +79,25 @@ def server(request: pytest.FixtureRequest) -> Iterator[_Server]:
 
 def test_requests_share_one_connection_and_a_closed_one_is_replaced(server: _Server) -> None:
     client = HttpClient(f"http://127.0.0.1:{server.server_address[1]}", token="someone")
+
+    closed = 0
+
+    def idle() -> None:
+        # Without keep-alive, wait until the server has closed every connection so far (as it would one idle
+        # for long): the client must see that and open another, for a write too (which it must never resend).
+        nonlocal closed
+        while not server.keep_alive and closed < server.connections:
+            assert server.hung_up.acquire(timeout=10)
+            closed += 1
+
     try:
         for _ in range(3):
             assert client.get("v1", "ConfigMap", "a", "default")["metadata"]["name"] == "a"
+            idle()
         writes = writes_sent()
         client.create({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "b", "namespace": "default"}})
         assert writes_sent() == writes + 1
+        idle()
         client.patch("v1", "ConfigMap", "a", {"data": {"k": "v"}}, namespace="default")
     finally:
         client.close()

@@ -319,3 +319,19 @@ def test_a_later_round_of_the_same_settle_keeps_the_answers(served: Any) -> None
     misses = client.misses
     client.get("v1", "Secret", "s", NS)
     assert (client.misses - misses, client.repeats) == (0, 1)
+
+
+def test_a_watch_event_between_the_rounds_of_one_settle_ends_the_answers(served: Any) -> None:
+    scene, client, manager = served
+    scene.client().create({"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "s", "namespace": NS}})
+    _round(client, manager)
+    client.get("v1", "Secret", "s", NS)
+    # The world wrote while the process settled (the harness's own extension moves the world's clock when
+    # told to hang): the watch's event says so.
+    scene.client().patch("v1", "ConfigMap", "a", {"data": {"k": "7"}}, namespace=NS)
+    sources = manager.sources()
+    catch_up(sources, client.watch_streams)
+    manager.caught_up(CaughtUp(sources, first=False))
+    misses = client.misses
+    client.get("v1", "Secret", "s", NS)
+    assert client.misses - misses == 1

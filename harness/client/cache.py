@@ -24,9 +24,11 @@ copies; a controller may change what it reads.
 Repeated reads. For the same reason, a read that is not of a watched kind (a kind nobody watches, a list,
 a workload cluster's objects through :meth:`CachedClient.for_kubeconfig`) is sent once per ``settle``
 request of the protocol and per write of the process: asked again before the process wrote anything
-(and within the same request: the server settles the world before it answers a write, so between the
-process's writes nothing else changes), it is answered with what the server said the first time, which
-is what the server would say again. A machine controller's drain
+(and within the same request, while the watches get nothing new: the server settles the world before it
+answers a write, and the world waits for the process, but for the harness's own Runtime Extension, which
+moves the world's clock when told to hang, whatever the world then writes arriving as events), it is
+answered with what the server said the first time, which is what the server would say again. A machine
+controller's drain
 retry reads the kubeconfig Secret and the Node twice each; in lockstep that is the difference between 9
 requests a retry and 7. Only answers are kept, never errors: a read that failed is asked again.
 
@@ -91,17 +93,20 @@ class CachedClient:
         sent before now is in them."""
         seen = tuple((id(stream), getattr(stream, "received", None), getattr(stream, "ended", True))
                      for stream in streams)
-        # A new round of answers when the world may have changed since the last catch-up: at the first
-        # catch-up of a settle request, unless the harness said nothing was written in the world since
-        # the last answer and the watches got nothing new. (The process's own writes need no new round:
-        # the answers are kept by writes_sent(), and the server settled the world before answering a write.)
+        # A new round of answers whenever the world may have changed since the last catch-up, but for the
+        # process's own writes (the answers are kept by writes_sent(), and the server settled the world
+        # before answering a write): kept only if the watches got nothing new, and at the first catch-up of
+        # a settle request only if the harness also said nothing was written in the world since the last
+        # answer. (Within one request the world waits for the process, except that the harness's own
+        # Runtime Extension moves the world's clock when it is told to hang: whatever the world then
+        # writes that the process watches arrives as events, and ends the answers.)
         first = getattr(streams, "first", True)
-        same = (getattr(streams, "world_unchanged", False) and seen == self._seen
-                and self._writes_at_catch_up == writes_sent())
+        same = seen == self._seen and (not first or (getattr(streams, "world_unchanged", False)
+                                                     and self._writes_at_catch_up == writes_sent()))
         self._synced = {id(stream) for stream in streams}
         self._writes_at_catch_up = writes_sent()
         self._seen = seen
-        if first and not same:
+        if not same:
             self._round += 1
 
     def for_kubeconfig(self, kubeconfig: str, user: str | None = None) -> CachedClient:
