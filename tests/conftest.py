@@ -4,7 +4,8 @@ Two things, neither changing what a test checks:
 
 - ``slow``: tests that cost the most and whose rule another test of ``make test`` already holds (named
   below). ``make test`` deselects them (``-m "not slow"``); ``make test-all`` runs them, as CI's nightly
-  run does (README "Continuous integration").
+  run does (README "Continuous integration"); CI's regular run (``.ci/run``) runs one of them (the
+  whole machine-controller profile in lockstep) as a step of its own.
 - Long tests first: with ``--maxschedchunk 1`` (Makefile) xdist hands tests out two at a time, so the
   longest are spread over the workers from the start and none runs alone at the end. The order is by
   module, from the timings of a serial run.
@@ -36,9 +37,10 @@ SLOW_TESTS = {
     # lockstep runner passing a controller is test_the_reference_deployment_controller_as_a_third_party_is_conformant.
     "tests/test_machine_controller_target.py::test_the_reference_machine_controller_as_the_command_passes_in_lockstep":
         "features --transport process, tests/test_controller_target.py (deployment)",
-    # ~10 min under load: every scenario of the machine_controller profile against the reference machine controller
-    # in lockstep (CI's nightly run, `.ci/run --nightly`); the 21-scenario lockstep run above and the process
-    # transport hold the same rules in `make test-all` and `make test`.
+    # ~2 min on 2 idle CPUs (one of them busy; 4-5 min under heavy load): every scenario of the machine_controller
+    # profile against the reference machine controller in lockstep. Not in `make test` (which is at its 5 minutes
+    # already): CI's regular run (`.ci/run`) runs it as a step of its own beside the wheel check, the nightly run
+    # in `make test-all`; the process transport holds the same rules in `make test`.
     "tests/test_machine_controller_target.py::test_the_reference_machine_controller_as_the_command_passes_the_whole_profile_in_lockstep":
         "features --transport process, tests/test_machine_controller_target.py (lockstep subset, in make test-all)",
 }

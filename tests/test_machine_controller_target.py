@@ -6,8 +6,9 @@ and a command that is missing, not found, or exits at once gives a clear verdict
 no process left behind.
 
 The whole profile in lockstep runs too (the command for each scenario started while the one before
-runs, its reads served by its watches): 156 scenarios, 10 minutes on a 2-CPU machine under a load of 10
-(a large part of it the four scenarios that let hours of blocked retries pass; see benchmarks/README.md).
+runs, its reads served by its watches and its repeated reads answered once per settle): 153 scenarios,
+about 2 minutes on a 2-CPU machine (see benchmarks/README.md); CI runs it as a step of its own
+(`.ci/run`, README "Continuous integration"), `make test` does not (it is `slow`, tests/conftest.py).
 The other runs select a representative subset of 21 (about a minute): one or more scenarios of every
 feature file of features/machine_deletion/ (hooks at both lifecycle points and their rules, the drain
 and its timeouts, PDBs, eviction failures, drain rules, unreachable Nodes, KCP, volume detach, Node
@@ -18,6 +19,7 @@ pass.
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 import time
@@ -34,8 +36,9 @@ PYTHON = sys.executable
 REFERENCE_LOCKSTEP = f"{PYTHON} -m controllers --only machine --control stdio"
 REFERENCE_WALL_CLOCK = f"{PYTHON} -m controllers --only machine"
 RUN_TIMEOUT = 600
-# The whole profile: about 10 minutes under load; a hung run is cut off well before CI's limit.
-WHOLE_PROFILE_TIMEOUT = 1800
+# The whole profile: about 2 minutes on 2 CPUs (2026-11-24), 4-5 under heavy load; a hung run is cut off
+# well before CI's limit.
+WHOLE_PROFILE_TIMEOUT = 900
 # Bad input ends within this much wall time (a scenario fails as soon as the command is seen gone).
 BAD_INPUT_SECONDS = 60
 SUBSET = " or ".join([
@@ -105,19 +108,21 @@ def test_the_reference_machine_controller_as_the_command_passes_in_lockstep(tmp_
     assert 'title="system:serviceaccount:kube-system:machine"' not in page
 
 
-def test_the_reference_machine_controller_as_the_command_passes_the_whole_profile_in_lockstep(
-    tmp_path: Path,
-) -> None:
-    run = _conformance("--stdio-control", "--command", REFERENCE_LOCKSTEP, "--report-dir", str(tmp_path),
-                       timeout=WHOLE_PROFILE_TIMEOUT)
+def test_the_reference_machine_controller_as_the_command_passes_the_whole_profile_in_lockstep() -> None:
+    # No --report-dir: the report's timelines (a diff of every write) would cost about as much again as
+    # the scenarios; the 21-scenario run above checks the report. The summary says what ran and passed.
+    run = _conformance("--stdio-control", "--command", REFERENCE_LOCKSTEP, timeout=WHOLE_PROFILE_TIMEOUT)
     summary = _summary(run)
     assert run.returncode == 0, run.stdout[-6000:] + run.stderr[-3000:]
     assert "Verdict: CONFORMANT" in summary
-    ran = {k: s for k, s in _results(tmp_path).items() if s["status"] != "not-applicable"}
-    # Every scenario of the profile ran (the profile had 149 when this test was written), and passed.
-    assert len(ran) >= 149, len(ran)
-    assert {s["status"] for s in ran.values()} == {"passed"}, summary
-    assert all("machine_controller" in s["profile"] for s in ran.values())
+    # Every scenario of the profile ran (the profile had 149 when this test was written) and passed; the
+    # others were not applicable (not run), so the only area with results is the machine deletion's.
+    counts = re.search(r"^(\d+) passed, 0 failed, 0 skipped, 0 did not run, \d+ not applicable$", summary, re.M)
+    assert counts is not None and int(counts.group(1)) >= 149, summary
+    assert re.search(r"^  machine_controller: CONFORMANT \(\d+ MUST passed, 0 failed, 0 did not run\)$", summary,
+                     re.M), summary
+    areas = [line.split()[0] for line in summary.splitlines()[2:] if re.match(r"^  [a-z_]+ +(\d+/\d+|-) ", line)]
+    assert areas == ["machine_deletion"], summary
 
 
 def test_on_wall_time_scenarios_needing_more_virtual_time_did_not_run_and_the_verdict_is_incomplete(

@@ -15,8 +15,9 @@ import pytest
 from harness.client import ApiError, Controller, Manager, Request, Result
 from harness.client.cache import CachedClient
 from harness.client.http import HttpClient
-from harness.client.remote import catch_up, settle_with_server
+from harness.client.remote import CaughtUp, catch_up, settle_with_server
 from harness.clock import Scheduler, VirtualClock
+from harness.targets.process import controller_kubeconfig
 from harness.world.http_scene import HttpScene, WorldServer
 from harness.world.world import World
 
@@ -221,3 +222,116 @@ def test_a_kind_nobody_watches_is_a_round_trip(served: Any) -> None:
     misses = client.misses
     assert client.get("v1", "Secret", "s", NS)["metadata"]["name"] == "s"
     assert client.misses == misses + 1
+
+
+def test_a_read_repeated_within_a_round_is_sent_once_until_something_is_written(served: Any) -> None:
+    scene, client, manager = served
+    scene.client().create({"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "s", "namespace": NS},
+                           "data": {"k": "MQ=="}})
+    _round(client, manager)
+    misses = client.misses
+    first = client.get("v1", "Secret", "s", NS)
+    first["data"]["k"] = "changed by the controller"  # a copy: the next answer is the server's
+    assert client.get("v1", "Secret", "s", NS)["data"] == {"k": "MQ=="}
+    assert client.list("v1", "Secret", NS)["items"][0]["metadata"]["name"] == "s"
+    assert client.list("v1", "Secret", NS)["items"][0]["data"] == {"k": "MQ=="}
+    assert (client.misses - misses, client.repeats) == (2, 2)  # one GET and one list went to the server
+    client.patch("v1", "Secret", "s", {"data": {"k": "Mg=="}}, namespace=NS)  # a write: ask again
+    assert client.get("v1", "Secret", "s", NS)["data"] == {"k": "Mg=="}
+    assert client.misses - misses == 3
+
+
+def test_the_next_round_reads_again(served: Any) -> None:
+    scene, client, manager = served
+    scene.client().create({"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "s", "namespace": NS}})
+    _round(client, manager)
+    assert "data" not in client.get("v1", "Secret", "s", NS)
+    scene.client().patch("v1", "Secret", "s", {"data": {"k": "Mw=="}}, namespace=NS)
+    _round(client, manager)
+    assert client.get("v1", "Secret", "s", NS)["data"] == {"k": "Mw=="}
+
+
+def test_a_failed_read_is_asked_again(served: Any) -> None:
+    _scene, client, manager = served
+    _round(client, manager)
+    misses = client.misses
+    for _ in range(2):
+        with pytest.raises(ApiError) as err:
+            client.get("v1", "Secret", "missing", NS)
+        assert err.value.code == 404
+    assert (client.misses - misses, client.repeats) == (2, 0)
+
+
+def test_another_clusters_client_repeats_reads_within_the_parents_round(served: Any) -> None:
+    scene, client, manager = served
+    scene.client().create({"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "s", "namespace": NS}})
+    other = client.for_kubeconfig(controller_kubeconfig(scene.server.base_url, "controller"))
+    assert isinstance(other, CachedClient)
+    try:
+        other.get("v1", "Secret", "s", NS)  # before the first catch-up: a round trip each time
+        other.get("v1", "Secret", "s", NS)
+        assert (other.misses, other.repeats) == (2, 0)
+        _round(client, manager)
+        other.get("v1", "Secret", "s", NS)
+        other.get("v1", "Secret", "s", NS)
+        assert (other.misses, other.repeats) == (3, 1)
+        _round(client, manager)
+        other.get("v1", "Secret", "s", NS)
+        assert (other.misses, other.repeats) == (4, 1)
+    finally:
+        other.close()
+
+
+def test_when_the_harness_says_the_world_is_unchanged_the_last_rounds_answers_stand(served: Any) -> None:
+    scene, client, manager = served
+    scene.client().create({"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "s", "namespace": NS}})
+    _round(client, manager)
+    client.get("v1", "Secret", "s", NS)
+    settle_with_server(manager, client.watch_streams, unchanged=True)
+    misses, repeats = client.misses, client.repeats
+    assert client.get("v1", "Secret", "s", NS)["metadata"]["name"] == "s"
+    assert (client.misses - misses, client.repeats - repeats) == (0, 1)
+    _round(client, manager)  # no hint: the world may have changed
+    client.get("v1", "Secret", "s", NS)
+    assert client.misses - misses == 1
+
+
+def test_a_watch_event_ends_the_last_rounds_answers_whatever_the_hint(served: Any) -> None:
+    scene, client, manager = served
+    scene.client().create({"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "s", "namespace": NS}})
+    _round(client, manager)
+    client.get("v1", "Secret", "s", NS)
+    scene.client().patch("v1", "ConfigMap", "a", {"data": {"k": "9"}}, namespace=NS)  # an event for the watch
+    settle_with_server(manager, client.watch_streams, unchanged=True)
+    misses = client.misses
+    client.get("v1", "Secret", "s", NS)
+    assert client.misses - misses == 1
+
+
+def test_a_later_round_of_the_same_settle_keeps_the_answers(served: Any) -> None:
+    scene, client, manager = served
+    scene.client().create({"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "s", "namespace": NS}})
+    _round(client, manager)
+    client.get("v1", "Secret", "s", NS)
+    sources = manager.sources()
+    catch_up(sources, client.watch_streams)
+    manager.caught_up(CaughtUp(sources, first=False))  # the next round of one settle request
+    misses = client.misses
+    client.get("v1", "Secret", "s", NS)
+    assert (client.misses - misses, client.repeats) == (0, 1)
+
+
+def test_a_watch_event_between_the_rounds_of_one_settle_ends_the_answers(served: Any) -> None:
+    scene, client, manager = served
+    scene.client().create({"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "s", "namespace": NS}})
+    _round(client, manager)
+    client.get("v1", "Secret", "s", NS)
+    # The world wrote while the process settled (the harness's own extension moves the world's clock when
+    # told to hang): the watch's event says so.
+    scene.client().patch("v1", "ConfigMap", "a", {"data": {"k": "7"}}, namespace=NS)
+    sources = manager.sources()
+    catch_up(sources, client.watch_streams)
+    manager.caught_up(CaughtUp(sources, first=False))
+    misses = client.misses
+    client.get("v1", "Secret", "s", NS)
+    assert client.misses - misses == 1

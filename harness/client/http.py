@@ -9,14 +9,17 @@ from __future__ import annotations
 
 import base64
 import contextlib
+import http.client
 import json
+import select
 import socket
 import ssl
 import threading
 from collections import deque
 from collections.abc import Callable
-from typing import Any
-from urllib.parse import urlparse
+from email.message import Message
+from typing import Any, Protocol
+from urllib.parse import urlencode, urlparse
 
 import httpx
 import yaml
@@ -52,7 +55,122 @@ def writes_sent() -> int:
     return WRITES.value
 
 
-def _raise_for(response: httpx.Response) -> None:
+class _Answer(Protocol):
+    """What the client reads of an answer: an :class:`httpx.Response` or a :class:`PlainAnswer`."""
+
+    status_code: int
+
+    @property
+    def headers(self) -> Any: ...
+
+    @property
+    def text(self) -> str: ...
+
+    @property
+    def reason_phrase(self) -> str: ...
+
+    def json(self) -> Any: ...
+
+
+class PlainAnswer:
+    """An answer read by :class:`PlainConnections`: the parts of :class:`httpx.Response` the client uses."""
+
+    def __init__(self, status_code: int, reason: str, headers: Message, content: bytes) -> None:
+        self.status_code = status_code
+        self.reason_phrase = reason
+        self.headers = headers  # case-insensitive look-ups, as httpx's
+        self.content = content
+
+    @property
+    def text(self) -> str:
+        return self.content.decode("utf-8", errors="replace")
+
+    def json(self) -> Any:
+        return json.loads(self.content)
+
+
+def _readable(sock: socket.socket) -> bool:
+    """Whether ``sock`` has something to read right now (on an idle kept-alive connection: the server
+    closed it). poll, where there is one: select cannot look at descriptors past FD_SETSIZE."""
+    if hasattr(select, "poll"):
+        poller = select.poll()
+        poller.register(sock, select.POLLIN)
+        return bool(poller.poll(0))
+    readable, _, _ = select.select([sock], [], [], 0)
+    return bool(readable)
+
+
+class PlainConnections:
+    """Requests (not watches) to a plain-HTTP server through the standard library's ``http.client``,
+    one keep-alive connection per thread.
+
+    Why not httpx for these: a controller process in lockstep (harness/targets/process.py) sends
+    thousands of small requests per scenario, one at a time, while the world waits for it; httpx's
+    layers (request building, URL parsing, auth and redirect handling, httpcore's pool and h11) cost
+    about a millisecond of CPU a request on a small machine, several times what the exchange itself
+    costs. The wire is the same HTTP/1.1 (a Kubernetes server sees no difference); TLS servers, and
+    every watch, keep httpx."""
+
+    def __init__(self, host: str, port: int, headers: dict[str, str], timeout: float) -> None:
+        self._host = host
+        self._port = port
+        self._headers = headers
+        self._timeout = timeout
+        self._local = threading.local()
+        self._lock = threading.Lock()
+        self._open: list[http.client.HTTPConnection] = []  # every thread's, for close()
+
+    def _connection(self) -> tuple[http.client.HTTPConnection, bool]:
+        """This thread's connection, and whether it served a request before. One the server has
+        closed since (its socket reads as ready: the end of the stream) is replaced first, as
+        httpcore does before reusing a connection."""
+        conn: http.client.HTTPConnection | None = getattr(self._local, "conn", None)
+        if conn is not None and conn.sock is not None and not _readable(conn.sock):
+            return conn, True
+        if conn is not None:
+            self._forget(conn)
+        conn = http.client.HTTPConnection(self._host, self._port, timeout=self._timeout)
+        self._local.conn = conn
+        with self._lock:
+            self._open.append(conn)
+        return conn, False
+
+    def _forget(self, conn: http.client.HTTPConnection) -> None:
+        conn.close()
+        self._local.conn = None
+        with self._lock, contextlib.suppress(ValueError):
+            self._open.remove(conn)
+
+    def request(self, method: str, target: str, body: bytes | None, headers: dict[str, str]) -> PlainAnswer:
+        """Send one request and read its whole answer; OSError or http.client.HTTPException if the
+        connection fails. A read that fails on a reused connection is sent once more on a new one
+        (the server may have closed it just then); a write is not (it may have been applied)."""
+        all_headers = {**self._headers, **headers}
+        while True:
+            conn, reused = self._connection()
+            try:
+                conn.request(method, target, body=body, headers=all_headers)
+                response = conn.getresponse()
+                content = response.read()
+            except (OSError, http.client.HTTPException):
+                self._forget(conn)
+                if reused and method in _READS:
+                    continue
+                raise
+            if response.will_close:
+                conn.close()
+            return PlainAnswer(response.status, response.reason, response.headers, content)
+
+    def close(self) -> None:
+        """Close every thread's connection (call it once the client is no longer used)."""
+        with self._lock:
+            conns, self._open = self._open, []
+        for conn in conns:
+            conn.close()
+        self._local.conn = None
+
+
+def _raise_for(response: _Answer) -> None:
     if response.status_code < 400:
         return
     try:
@@ -213,6 +331,9 @@ class HttpClient:
         if token:
             headers["Authorization"] = f"Bearer {token}"
         self._http = httpx.Client(headers=headers, timeout=timeout, verify=verify)
+        self._path_prefix = parsed.path.rstrip("/")
+        self._plain = (PlainConnections(parsed.hostname or "127.0.0.1", parsed.port or 80, headers, timeout)
+                       if parsed.scheme == "http" else None)
         self._resources: dict[tuple[str, str], tuple[str, bool]] = {}
         self._lock = threading.Lock()
 
@@ -240,14 +361,22 @@ class HttpClient:
         return cls(cluster["server"], token=auth.get("token"), user=user, verify=verify)
 
     def close(self) -> None:
+        if self._plain is not None:
+            self._plain.close()
         self._http.close()
 
     # -- plumbing ----------------------------------------------------------------------------------
 
-    def _request(self, method: str, path: str, **kwargs: Any) -> httpx.Response:
+    def _request(self, method: str, path: str, *, params: dict[str, str] | None = None, json: Any = None,
+                 content: str | None = None, headers: dict[str, str] | None = None) -> _Answer:
+        response: _Answer
         try:
-            response = self._http.request(method, self.server + path, **kwargs)
-        except httpx.TransportError as err:
+            if self._plain is not None:
+                response = self._send_plain(method, self._path_prefix + path, params, json, content, headers)
+            else:
+                response = self._http.request(method, self.server + path, params=params, json=json,
+                                              content=content, headers=headers)
+        except (httpx.TransportError, OSError, http.client.HTTPException) as err:
             if method not in _READS:
                 WRITES.add()  # it may have reached the server before the connection broke
             raise ConnectionError(f"cluster {self.cluster} is not reachable: {err}") from err
@@ -255,6 +384,22 @@ class HttpClient:
             WRITES.add()
         _raise_for(response)
         return response
+
+    def _send_plain(self, method: str, target: str, params: dict[str, str] | None, body: Any, content: str | None,
+                    headers: dict[str, str] | None) -> PlainAnswer:
+        assert self._plain is not None
+        if params:
+            target += "?" + urlencode(params)
+        extra = dict(headers or {})
+        data: bytes | None = None
+        if body is not None:
+            data = json.dumps(body).encode()
+            extra.setdefault("Content-Type", "application/json")
+        elif content is not None:
+            data = content.encode()
+        if data is not None or method not in _READS:
+            extra["Content-Length"] = str(len(data or b""))
+        return self._plain.request(method, target, data, extra)
 
     def _resource(self, api_version: str, kind: str) -> tuple[str, bool]:
         key = (api_version, kind)
@@ -402,9 +547,13 @@ class HttpClient:
         return self._request("PUT", f"/api/v1/namespaces/{name}/finalize", json=body).json()
 
     def _admin(self, path: str) -> Any:
+        response: _Answer
         try:
-            response = self._http.get(self._origin + ADMIN_PATH + path)
-        except httpx.TransportError as err:
+            if self._plain is not None:
+                response = self._plain.request("GET", ADMIN_PATH + path, None, {})
+            else:
+                response = self._http.get(self._origin + ADMIN_PATH + path)
+        except (httpx.TransportError, OSError, http.client.HTTPException) as err:
             raise ConnectionError(str(err)) from err
         _raise_for(response)
         return response.json()

@@ -15,7 +15,11 @@ The requests and answers are JSON lines:
 * ``{"op": "settle", "now": unix}`` moves the process's clock to ``now`` (the server's time), then
   catches up and settles until a round takes no step; answer ``{"steps": N, "nextDue": unix|null,
   "retryDue": unix|null, "errors": [new reconcile errors]}`` (``nextDue``: the earliest requeue-after
-  timer; ``retryDue``: the earliest retry of something that failed);
+  timer; ``retryDue``: the earliest retry of something that failed). With ``"unchanged": true`` the
+  harness adds that nothing was written anywhere in the world since the process's last answer (only the
+  clock moved, to one of its timers): a process may then keep what it read in its last round (its read
+  cache, harness/client/cache.py) if its watches, caught up, got nothing new either. A process may
+  ignore the field;
 * ``{"op": "stop"}`` (or the end of the input) ends the loop; answer ``{"stopped": true}``.
 
 A request the loop cannot read is answered ``{"error": message}``.
@@ -118,17 +122,34 @@ def catch_up(watches: list[Any], streams: Callable[[], dict[str, dict[str, Any]]
         behind = _behind(behind, streams)
 
 
-def settle_with_server(manager: Manager, streams: Callable[[], dict[str, dict[str, Any]]]) -> int:
+class CaughtUp(list[Any]):
+    """The watch streams just caught up (what :meth:`Manager.caught_up` hands its hooks); whether this is
+    the first catch-up of a ``settle`` request (``first``: the world may have changed since the last
+    answer; later rounds of the same request follow only the process's own writes, which the server
+    answered once it had settled the world), and whether the harness said the world was ``unchanged``
+    since the process's last answer (see the module docstring)."""
+
+    def __init__(self, streams: Iterable[Any], *, first: bool = True, world_unchanged: bool = False) -> None:
+        super().__init__(streams)
+        self.first = first
+        self.world_unchanged = world_unchanged
+
+
+def settle_with_server(manager: Manager, streams: Callable[[], dict[str, dict[str, Any]]], *,
+                       unchanged: bool = False) -> int:
     """Catch up with the server's watch streams and settle, until a round takes no step (what the
     controllers wrote in one round comes back as events in the next); the steps taken. A round after
     which no write was sent (:func:`~harness.client.http.writes_sent`) and no watch was opened is the
     last: the server has nothing new for the watches (the world waits for the process), so another
-    round would only ask it so and take no step."""
+    round would only ask it so and take no step. ``unchanged``: the harness says nothing was written
+    in the world since the last settle answered (told to the first round's catch-up hooks)."""
     total = 0
+    first = True
     while True:
         sources = manager.sources()
         catch_up(sources, streams)
-        manager.caught_up(sources)
+        manager.caught_up(CaughtUp(sources, first=first, world_unchanged=unchanged))
+        first = False
         writes = writes_sent()
         steps = manager.settle()
         total += steps
@@ -185,7 +206,7 @@ def run_controlled(names: list[str], connect: Connect, requests: IO[str], answer
                 connected = connect(now)
             manager, streams = connected
             manager.scheduler.clock.advance_to(now)
-            steps = settle_with_server(manager, streams)
+            steps = settle_with_server(manager, streams, unchanged=request.get("unchanged") is True)
         except (OSError, RuntimeError, ValueError, TypeError, KeyError) as err:
             answer({"error": f"{type(err).__name__}: {err}"})
             continue

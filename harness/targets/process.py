@@ -13,7 +13,9 @@ the controllers run in the process. Moving time is a conversation between the tw
    written, and never past the process's next timer (``POST /harness/v1/clock/advance`` with
    ``to`` and ``stopAfterWrite``);
 2. the process moves its clock to that instant, catches up with the events and settles (its own
-   writes settle the world, request by request, and come back to it as events);
+   writes settle the world, request by request, and come back to it as events); when nothing was
+   written on the way (only its own timer fell due) it is told so (``"unchanged"``), and may keep what
+   it read at its last answer (harness/client/cache.py);
 3. until the target is reached.
 
 So every write reaches the controllers at the virtual instant it happened, and their requeue timers
@@ -165,10 +167,14 @@ class ControllerProcess:
                                          f"{self._stderr_tail()}") from None
         return self._answer(timeout, json.dumps(body))
 
-    def settle(self, now: float) -> float | None:
+    def settle(self, now: float, *, unchanged: bool = False) -> float | None:
         """Let the controllers catch up and settle at the virtual instant ``now``; when their next
-        timer is due (None: none)."""
-        answer = self.request({"op": "settle", "now": now})
+        timer is due (None: none). ``unchanged``: nothing was written in the world since the process's
+        last answer (the protocol's hint, harness/client/remote.py)."""
+        body: dict[str, Any] = {"op": "settle", "now": now}
+        if unchanged:
+            body["unchanged"] = True
+        answer = self.request(body)
         self.errors.extend(answer.get("errors") or [])
         retry = answer.get("retryDue")
         self.retry_due = None if retry is None else float(retry)
@@ -281,7 +287,8 @@ class ProcessScene(HttpScene):
             answer = self._post("/clock/advance", {"to": stop, "stopAfterWrite": True})
             reached = self._now = float(answer["unix"])
             if answer["wrote"] or (self._process_due is not None and self._process_due <= reached):
-                self._process_due = self.process.settle(reached)
+                # Nothing written since the process last answered: only its own timer fell due.
+                self._process_due = self.process.settle(reached, unchanged=not answer["wrote"])
             if reached >= target:
                 return
 
