@@ -7,6 +7,7 @@ Over HTTP the management cluster is served at the root and a workload cluster at
 from __future__ import annotations
 
 import base64
+import functools
 from urllib.parse import urlparse
 
 import yaml
@@ -15,6 +16,9 @@ from harness.apiserver.audit import AuditLog
 from harness.apiserver.faults import FaultInjector
 from harness.apiserver.server import APIServer
 from harness.clock import VirtualClock
+
+# libyaml's safe loader where PyYAML has it (kubeconfigs are parsed often; same documents).
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 MANAGEMENT = "management"
 WORKLOAD_PREFIX = "/clusters/"
@@ -115,9 +119,12 @@ class ClusterSet:
         return yaml.safe_dump(config, sort_keys=False)
 
 
+# Remembered per text: every workload-cluster client the controllers make parses its Secret's kubeconfig (a
+# pure function of the text; hundreds of calls per run for a handful of texts).
+@functools.lru_cache(maxsize=256)
 def server_from_kubeconfig(text: str) -> str:
     """The server URL of a kubeconfig's current context."""
-    config = yaml.safe_load(text) or {}
+    config = yaml.load(text, Loader=_LOADER) or {}
     current = config.get("current-context")
     contexts = {c["name"]: c.get("context", {}) for c in config.get("contexts") or []}
     clusters = {c["name"]: c.get("cluster", {}) for c in config.get("clusters") or []}
