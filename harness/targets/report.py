@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 from xml.etree import ElementTree
 
+import orjson
 import pytest
 import yaml
 
@@ -108,23 +109,86 @@ def changes(old: dict[str, Any] | None, new: dict[str, Any] | None) -> list[str]
         return [_created(new or {})]
     if new is None:
         return ["deleted"]
+    lines = _changed(old, new, "")
+    lines.sort(key=lambda line: line.lstrip("+-"))
+    if len(lines) > CHANGES_KEPT:
+        lines = lines[: CHANGES_KEPT - 1] + [f"… and {len(lines) - CHANGES_KEPT + 1} more"]
+    return lines
+
+
+def _deepdiff_lines(old: Any, new: Any, prefix: str = "") -> list[str]:
+    """DeepDiff's changes from ``old`` to ``new`` as lines, each path after ``prefix`` (the path of ``old``
+    and ``new`` in the objects written); list items are named by their ``type`` or ``name``."""
     from deepdiff import DeepDiff  # imported here: only reports need it
 
-    diff = DeepDiff(old, new, exclude_paths=list(_IGNORED_PATHS), verbose_level=2, iterable_compare_func=_same_item)
+    # threshold_to_diff_deeper=0: each changed key on a line of its own, however few keys two objects share
+    # (by default DeepDiff reports an object sharing under a third of its keys as one changed value).
+    diff = DeepDiff(old, new, exclude_paths=list(_IGNORED_PATHS), verbose_level=2, iterable_compare_func=_same_item,
+                    threshold_to_diff_deeper=0)
     lines: list[str] = []
     for kind, entries in diff.items():
         for deep_path, detail in dict(entries).items() if isinstance(entries, dict) else []:
             if kind in ("values_changed", "type_changes"):
                 before, after = _short(detail.get("old_value")), _short(detail.get("new_value"))
-                lines.append(f"{_path(deep_path, new)}: {before} → {after}")
+                lines.append(f"{_joined(prefix, _path(deep_path, new))}: {before} → {after}")
             elif kind.endswith("_added"):
-                lines.append(f"+{_path(deep_path, new)}: {_short(detail)}")
+                lines.append(f"+{_joined(prefix, _path(deep_path, new))}: {_short(detail)}")
             elif kind.endswith("_removed"):
                 # A removed list item's path counts in the old list; any other path in the new one.
-                lines.append(f"-{_path(deep_path, old if kind == 'iterable_item_removed' else new)}")
-    lines.sort(key=lambda line: line.lstrip("+-"))
-    if len(lines) > CHANGES_KEPT:
-        lines = lines[: CHANGES_KEPT - 1] + [f"… and {len(lines) - CHANGES_KEPT + 1} more"]
+                where = old if kind == "iterable_item_removed" else new
+                lines.append(f"-{_joined(prefix, _path(deep_path, where))}")
+    return lines
+
+
+def _joined(prefix: str, rest: str) -> str:
+    """``prefix`` and the path after it (``status.conditions`` and ``[Ready].reason``)."""
+    if not prefix or rest.startswith("["):
+        return prefix + rest
+    return f"{prefix}.{rest}" if rest else prefix
+
+
+_SORTED = orjson.OPT_SORT_KEYS
+# The fields of _IGNORED_PATHS, by the path of the object that holds them.
+_IGNORED_KEYS = {"metadata": {"resourceVersion", "managedFields", "generation"}}
+
+
+def _same_json(first: Any, second: Any) -> bool:
+    """Whether two values are the same JSON, types included (``1`` and ``1.0`` are not, as for DeepDiff)."""
+    if first != second:
+        return False
+    try:
+        return bool(orjson.dumps(first, option=_SORTED) == orjson.dumps(second, option=_SORTED))
+    except (TypeError, orjson.JSONEncodeError):
+        return False  # not plain JSON: left for DeepDiff to compare
+
+
+def _changed(old: dict[str, Any], new: dict[str, Any], path: str) -> list[str]:
+    """The lines of what differs between two objects at ``path``, the lines DeepDiff gives of the whole
+    objects (tests/test_report_changes.py compares them): a key whose values are the same JSON is passed
+    over, nested objects are walked here, and only two lists that differ go to DeepDiff (which pairs
+    their items by ``type`` or ``name``). A DeepDiff of both whole objects for each write was most of a
+    ``--report-dir`` run's CPU."""
+    lines: list[str] = []
+    ignored = _IGNORED_KEYS.get(path, ())
+    for key, before in old.items():
+        if key in ignored:
+            continue
+        here = f"{path}.{key}" if path else key
+        if key not in new:
+            lines.append(f"-{here}")
+            continue
+        after = new[key]
+        if _same_json(before, after):
+            continue
+        if isinstance(before, dict) and isinstance(after, dict):
+            lines += _changed(before, after, here)
+        elif isinstance(before, list) and isinstance(after, list):
+            lines += _deepdiff_lines(before, after, here)
+        else:
+            lines.append(f"{here}: {_short(before)} → {_short(after)}")
+    for key, after in new.items():
+        if key not in old and key not in ignored:
+            lines.append(f"+{f'{path}.{key}' if path else key}: {_short(after)}")
     return lines
 
 
