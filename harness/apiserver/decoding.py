@@ -29,12 +29,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-import orjson
-
 from harness.apiserver import schemas
 from harness.apiserver.resources import ResourceType
 from harness.kube import errors
-from harness.kube.objects import clone
+from harness.kube.objects import clone, same_json
 
 BODY = "body"  # a create or update body: failures are 400 BadRequest
 PATCH = "patch"  # the result of a JSON, merge or strategic patch: failures are 422 on `patch`
@@ -595,14 +593,6 @@ def _failure(rt: ResourceType, body: dict[str, Any], message: str, origin: str) 
     return errors.bad_request(f'{rt.kind} in version "{rt.version}" cannot be handled as a {rt.kind}: {message}')
 
 
-def _same_json(a: Any, b: Any) -> bool:
-    # Equal as JSON, types included (Python's == takes 1, 1.0 and true for one another).
-    try:
-        return bool(orjson.dumps(a) == orjson.dumps(b))
-    except TypeError:
-        return False
-
-
 def decode(
     rt: ResourceType, body: dict[str, Any], origin: str = BODY, *, status_of: dict[str, Any] | None = None
 ) -> dict[str, Any]:
@@ -619,7 +609,7 @@ def decode(
     reused: dict[str, Any] = {}
     if status_of is not None and not rt.custom:
         for key, item in body.items():
-            if key != "status" and key in status_of and _same_json(item, status_of[key]):
+            if key != "status" and key in status_of and same_json(item, status_of[key]):
                 reused[key] = dict(status_of[key]) if key == "metadata" else status_of[key]
         if reused:
             whole = body

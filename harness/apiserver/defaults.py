@@ -161,26 +161,22 @@ def generate_job_selector(obj: dict[str, Any]) -> None:
     if not isinstance(spec, dict) or spec.get("manualSelector") is True:
         return
     meta = obj["metadata"]
-    template = spec.get("template")
-    if not isinstance(template, dict):
-        template = spec["template"] = {}
-    template_meta = template.get("metadata")
-    if not isinstance(template_meta, dict):
-        template_meta = template["metadata"] = {}
-    labels = template_meta.get("labels")
-    if not isinstance(labels, dict):
-        labels = template_meta["labels"] = {}
+    labels = _object_at(spec, "template", "metadata", "labels")
     for key in (LEGACY_JOB_NAME_LABEL, JOB_NAME_LABEL):
         labels.setdefault(key, meta.get("name", ""))
     for key in (LEGACY_JOB_CONTROLLER_UID_LABEL, JOB_CONTROLLER_UID_LABEL):
         labels.setdefault(key, meta.get("uid", ""))
-    selector = spec.get("selector")
-    if not isinstance(selector, dict):
-        selector = spec["selector"] = {}
-    match_labels = selector.get("matchLabels")
-    if not isinstance(match_labels, dict):
-        match_labels = selector["matchLabels"] = {}
-    match_labels.setdefault(JOB_CONTROLLER_UID_LABEL, meta.get("uid", ""))
+    _object_at(spec, "selector", "matchLabels").setdefault(JOB_CONTROLLER_UID_LABEL, meta.get("uid", ""))
+
+
+def _object_at(obj: dict[str, Any], *path: str) -> dict[str, Any]:
+    """The object at ``path`` under ``obj``, each step made an empty object where it is absent or not one."""
+    for key in path:
+        child = obj.get(key)
+        if not isinstance(child, dict):
+            child = obj[key] = {}
+        obj = child
+    return obj
 
 
 def prepare_before_validation(api_version: str, kind: str, obj: dict[str, Any]) -> None:

@@ -21,10 +21,10 @@ from __future__ import annotations
 
 import functools
 import json
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from json.encoder import encode_basestring  # type: ignore[attr-defined]
-from typing import Any
+from typing import Any, TypeVar
 
 from harness.apiserver import patch as smp
 
@@ -329,6 +329,18 @@ _CONTAINER_LISTS = ("containers", "initContainers", "ephemeralContainers")
 
 
 _SHAPE_CACHE_SIZE = 4096
+_Answer = TypeVar("_Answer")
+
+
+def _remembered(answers: dict[Path, _Answer], fields: Path, compute: Callable[[Path], _Answer]) -> _Answer:
+    """``compute(fields)``, remembered in ``answers`` (emptied when full: map keys such as label names
+    are paths too)."""
+    answer = answers.get(fields)
+    if answer is None:
+        if len(answers) >= _SHAPE_CACHE_SIZE:
+            answers.clear()
+        answer = answers[fields] = compute(fields)
+    return answer
 
 
 class BuiltinShapes(Shapes):
@@ -344,28 +356,13 @@ class BuiltinShapes(Shapes):
         self._value_structs: dict[Path, bool] = {}
 
     def dict_shape(self, fields: Path) -> str:
-        shape = self._dict_shapes.get(fields)
-        if shape is None:
-            if len(self._dict_shapes) >= _SHAPE_CACHE_SIZE:
-                self._dict_shapes.clear()
-            shape = self._dict_shapes[fields] = self._dict_shape(fields)
-        return shape
+        return _remembered(self._dict_shapes, fields, self._dict_shape)
 
     def list_shape(self, fields: Path) -> ListShape:
-        shape = self._list_shapes.get(fields)
-        if shape is None:
-            if len(self._list_shapes) >= _SHAPE_CACHE_SIZE:
-                self._list_shapes.clear()
-            shape = self._list_shapes[fields] = self._list_shape(fields)
-        return shape
+        return _remembered(self._list_shapes, fields, self._list_shape)
 
     def value_struct(self, fields: Path) -> bool:
-        known = self._value_structs.get(fields)
-        if known is None:
-            if len(self._value_structs) >= _SHAPE_CACHE_SIZE:
-                self._value_structs.clear()
-            known = self._value_structs[fields] = self._value_struct(fields)
-        return known
+        return _remembered(self._value_structs, fields, self._value_struct)
 
     def _dict_shape(self, fields: Path) -> str:
         if fields in _META_MAPS:

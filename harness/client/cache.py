@@ -28,9 +28,8 @@ request of the protocol and per write of the process: asked again before the pro
 answers a write, and the world waits for the process, but for the harness's own Runtime Extension, which
 moves the world's clock when told to hang, whatever the world then writes arriving as events), it is
 answered with what the server said the first time, which is what the server would say again. A machine
-controller's drain
-retry reads the kubeconfig Secret and the Node twice each; in lockstep that is the difference between 9
-requests a retry and 7. Only answers are kept, never errors: a read that failed is asked again.
+controller's drain retry reads the kubeconfig Secret and the Node twice each; in lockstep that is the
+difference between 9 requests a retry and 7. Only answers are kept, never errors: a read that failed is asked again.
 
 Across settles. When the harness tells the process that nothing was written in the world since its last
 answer (``"unchanged"`` in the ``settle`` request, harness/client/remote.py: the world only moved its

@@ -4,6 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
+import orjson
+
+_SORTED = orjson.OPT_SORT_KEYS
+
 
 def clone(value: Any) -> Any:
     """A deep copy of JSON-shaped data (dicts, lists, scalars); several times faster than deepcopy.
@@ -39,3 +43,15 @@ def _clone_list(value: list[Any]) -> list[Any]:
         elif kind is list:
             out[index] = _clone_list(item)
     return out
+
+
+def same_json(first: Any, second: Any) -> bool:
+    """Whether two values are the same JSON, types included: Python's ``==`` takes ``1``, ``1.0`` and
+    ``true`` for one another, JSON (and a Go client decoding it) does not. Data that is not plain JSON
+    is never the same."""
+    if first != second:
+        return False
+    try:
+        return bool(orjson.dumps(first, option=_SORTED) == orjson.dumps(second, option=_SORTED))
+    except TypeError:  # orjson.JSONEncodeError: a non-string key, an integer beyond 64 bits
+        return False

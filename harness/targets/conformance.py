@@ -150,21 +150,18 @@ class _Outcomes:
             return entry
         markers = list(dict.fromkeys(m.name for m in item.iter_markers()))
         template = scenario_wrapper_template_registry.get(getattr(item, "obj", None))
-        entry = self.results[item.nodeid] = {
-            "id": item.nodeid,
+        entry = self.results[item.nodeid] = self._unknown(item.nodeid)
+        entry.update({
             "name": template.name if template else item.name,
             "feature": template.feature.name if template else "",
             "file": template.feature.rel_filename if template else "",
-            "area": area_of(item.nodeid),
-            "status": report.PASSED,
-            "reason": "",
             "behaviors": sorted(m for m in markers if m in self.behaviors),
             "level": next((m for m in markers if m in LEVEL_ORDER), None),
             "profile": sorted(m for m in markers if m in self.profiles),
             "seed": sorted(m for m in markers if m.startswith(SEED_PREFIX)),
             "steps": [{"keyword": s.keyword, "name": s.name, "status": "not run"} for s in template.steps]
             if template else [],
-        }
+        })
         return entry
 
     @pytest.hookimpl(trylast=True)
@@ -225,7 +222,7 @@ class _Outcomes:
             entry["reason"] = reason if applies else reason.removeprefix("Skipped: ").removeprefix(NOT_APPLICABLE_SKIP)
 
     def _unknown(self, nodeid: str) -> dict[str, Any]:
-        """The entry of a scenario known only by its id."""
+        """The entry of a scenario known only by its id (what its item adds: :meth:`_entry`)."""
         return {"id": nodeid, "name": nodeid.rpartition("::")[2], "feature": "", "file": "", "area": area_of(nodeid),
                 "status": report.PASSED, "reason": "", "behaviors": [], "level": None, "profile": [], "seed": [],
                 "steps": []}

@@ -23,11 +23,11 @@ from pathlib import Path
 from typing import Any
 from xml.etree import ElementTree
 
-import orjson
 import pytest
 import yaml
 
 from harness.clock import parse_rfc3339
+from harness.kube.objects import same_json
 
 RESULTS_FILE = "conformance-results.yaml"
 HTML_FILE = "report.html"
@@ -45,9 +45,8 @@ TIMELINE_KEPT = 500
 CHANGES_KEPT = 12
 VALUE_CHARS = 80
 # What a write changes that says nothing to a reader.
-_IGNORED_PATHS = (
-    "root['metadata']['resourceVersion']", "root['metadata']['managedFields']", "root['metadata']['generation']",
-)
+_IGNORED_KEYS = {"metadata": ("resourceVersion", "managedFields", "generation")}  # by the path of their object
+_IGNORED_PATHS = tuple(f"root['{holder}']['{key}']" for holder, keys in _IGNORED_KEYS.items() for key in keys)
 
 
 def _short(value: Any) -> str:
@@ -147,21 +146,6 @@ def _joined(prefix: str, rest: str) -> str:
     return f"{prefix}.{rest}" if rest else prefix
 
 
-_SORTED = orjson.OPT_SORT_KEYS
-# The fields of _IGNORED_PATHS, by the path of the object that holds them.
-_IGNORED_KEYS = {"metadata": {"resourceVersion", "managedFields", "generation"}}
-
-
-def _same_json(first: Any, second: Any) -> bool:
-    """Whether two values are the same JSON, types included (``1`` and ``1.0`` are not, as for DeepDiff)."""
-    if first != second:
-        return False
-    try:
-        return bool(orjson.dumps(first, option=_SORTED) == orjson.dumps(second, option=_SORTED))
-    except (TypeError, orjson.JSONEncodeError):
-        return False  # not plain JSON: left for DeepDiff to compare
-
-
 def _changed(old: dict[str, Any], new: dict[str, Any], path: str) -> list[str]:
     """The lines of what differs between two objects at ``path``, the lines DeepDiff gives of the whole
     objects (tests/test_report_changes.py compares them): a key whose values are the same JSON is passed
@@ -178,7 +162,7 @@ def _changed(old: dict[str, Any], new: dict[str, Any], path: str) -> list[str]:
             lines.append(f"-{here}")
             continue
         after = new[key]
-        if _same_json(before, after):
+        if same_json(before, after):
             continue
         if isinstance(before, dict) and isinstance(after, dict):
             lines += _changed(before, after, here)

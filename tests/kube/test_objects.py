@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from harness.kube.objects import clone
+from harness.kube.objects import clone, same_json
 
 
 def test_clone_copies_nested_dicts_and_lists_so_edits_do_not_reach_the_original() -> None:
@@ -16,3 +16,11 @@ def test_clone_copies_nested_dicts_and_lists_so_edits_do_not_reach_the_original(
 
 def test_clone_returns_scalars_as_they_are() -> None:
     assert [clone(v) for v in ("x", 1, 1.5, None, True)] == ["x", 1, 1.5, None, True]
+
+
+def test_same_json_tells_apart_what_python_takes_for_equal() -> None:
+    assert same_json({"a": [1, "x"], "b": {"c": None}}, {"b": {"c": None}, "a": [1, "x"]})  # key order aside
+    assert not same_json({"replicas": 1}, {"replicas": 1.0})
+    assert not same_json([True], [1])
+    assert not same_json({"a": 1}, {"a": 2})
+    assert not same_json({1: "x"}, {1: "x"})  # not JSON: never the same
