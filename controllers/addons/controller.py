@@ -178,8 +178,10 @@ class AddonController(Controller):
         self._profiles: set[str] = set()
         self._deleting_profiles: set[str] = set()
         self._summaries: dict[Request, _SummaryInfo] = {}
-        self._by_cluster: dict[str, set[Request]] = {}
-        self._by_ref: dict[str, set[Request]] = {}
+        # Insertion-ordered (dicts, not sets) so that the keys they wake are queued in the same order in every
+        # process whatever its hash seed.
+        self._by_cluster: dict[str, dict[Request, None]] = {}
+        self._by_ref: dict[str, dict[Request, None]] = {}
         self._clusters: dict[str, _ClusterState] = {}
         self._workloads: dict[str, Client] = {}
 
@@ -220,9 +222,9 @@ class AddonController(Controller):
         self._forget(request)
         if event != "DELETED":
             self._summaries[request] = info
-            self._by_cluster.setdefault(info.cluster, set()).add(request)
+            self._by_cluster.setdefault(info.cluster, {})[request] = None
             for ref in info.refs:
-                self._by_ref.setdefault(ref, set()).add(request)
+                self._by_ref.setdefault(ref, {})[request] = None
         out = [request]
         if info.profile in self._deleting_profiles:
             out.append(Request("", info.profile))  # it waits for its ClusterSummaries to be gone
@@ -236,9 +238,9 @@ class AddonController(Controller):
         old = self._summaries.pop(request, None)
         if old is None:
             return
-        self._by_cluster.get(old.cluster, set()).discard(request)
+        self._by_cluster.get(old.cluster, {}).pop(request, None)
         for ref in old.refs:
-            self._by_ref.get(ref, set()).discard(request)
+            self._by_ref.get(ref, {}).pop(request, None)
 
     def _cluster_event(self, event: str, obj: dict[str, Any]) -> Iterable[Request]:
         meta = obj.get("metadata") or {}
