@@ -29,18 +29,20 @@ from harness.world.workload_clusters import WorkloadClusterProvisioner
 # and the steps learn them here, never from ``controllers`` itself).
 REFERENCE_CONTROLLERS: tuple[str, ...] = tuple(CONTROLLERS)
 
-# name → "module:Class"; each class takes the cluster's client and is a Controller.
+# name → "module:Class"; each class takes the cluster's client and is a Controller. The order is the
+# manager's priority at an instant: the disruption controller comes after those that change Pods, so its
+# PDB syncs coalesce over their changes instead of following each one.
 SIMULATORS: dict[str, str] = {
     "namespace": "harness.world.namespace:NamespaceController",
     "garbage-collector": "harness.world.gc:GarbageCollector",
     "crd-cleanup": "harness.world.crd_cleanup:CRDCleanupController",
-    "disruption": "harness.world.disruption:DisruptionController",
     "scheduler": "harness.world.scheduler:Scheduler",
     "kubelet": "harness.world.kubelet:Kubelet",
     "replicaset": "harness.world.replicaset:ReplicaSetController",
     "replicationcontroller": "harness.world.replicaset:ReplicationControllerController",
     "job": "harness.world.job:JobController",
     "csi-attacher": "harness.world.csi_attacher:CSIAttacher",
+    "disruption": "harness.world.disruption:DisruptionController",
 }
 
 # Simulators that only the management cluster runs (they serve Cluster API kinds); same form as SIMULATORS.
