@@ -271,7 +271,7 @@ def test_editing_an_encoded_tree_matches_editing_the_decoded_set(remove: set[fs.
     fields = {("f:data",), ("f:data", "f:a"), ("f:data", "f:b"), ("f:spec", "f:list", 'k:{"name":"x"}'),
               ("f:spec", "f:list", 'k:{"name":"x"}', "f:v"), ("f:spec", "f:r")}
     tree = fs.encode(fields)
-    edited = fs.tree_edit(tree, remove, add)
+    edited = fs.edit_tree(tree, fs.encode(remove), None, fs.encode(add))
     expected = fs.encode((fields - remove) | add)
     assert json.dumps(edited) == json.dumps(expected)  # same tree, same key order at every level
     assert fs.decode(edited) == (fields - remove) | add

@@ -176,82 +176,6 @@ def decode(fields_v1: Any) -> FieldSet:
     return out
 
 
-# -- editing encoded trees in place of decoding them -------------------------------------------------
-
-
-def _ordered(node: dict[str, Any]) -> None:
-    items = sorted(node.items(), key=lambda kv: (-1, (0, "")) if kv[0] == MEMBER else element_sort_key(kv[0]))
-    node.clear()
-    node.update(items)
-
-
-def tree_edit(tree: dict[str, Any], remove: Iterable[Path], add: Iterable[Path]) -> dict[str, Any]:
-    """``encode((decode(tree) - remove) | add)`` computed on the tree itself: only the nodes along
-    the edited paths are copied (the rest is shared), which keeps a write proportional to what it
-    changed rather than to the size of the object."""
-    root = dict(tree)
-    mine: dict[int, dict[str, Any]] = {id(root): root}
-    reorder: dict[int, dict[str, Any]] = {}
-
-    def child(node: dict[str, Any], element: str) -> dict[str, Any] | None:
-        current = node.get(element)
-        if current is None:
-            return None
-        if id(current) not in mine:
-            current = dict(current)
-            node[element] = current
-            mine[id(current)] = current
-        return current
-
-    for path in remove:
-        stack = [root]
-        node: dict[str, Any] | None = root
-        for element in path:
-            node = child(stack[-1], element)
-            if node is None:
-                break
-            stack.append(node)
-        if node is None or not path:
-            continue
-        if any(k != MEMBER for k in node):
-            node.pop(MEMBER, None)  # stays as the parent of what it holds
-            continue
-        depth = len(path)
-        del stack[depth - 1][path[depth - 1]]
-        for level in range(depth - 1, 0, -1):
-            parent = stack[level]
-            if parent:
-                if list(parent) == [MEMBER]:
-                    stack[level - 1][path[level - 1]] = {}  # a member with no children left
-                break
-            del stack[level - 1][path[level - 1]]  # an emptied parent that was not itself owned
-    for path in add:
-        node = root
-        last = len(path) - 1
-        for index, element in enumerate(path):
-            # ``child`` inlined: this loop runs for every element of every path a write owns.
-            nxt = node.get(element)
-            if nxt is None:
-                nxt = {}
-                node[element] = nxt
-                mine[id(nxt)] = nxt
-                reorder[id(node)] = node
-            else:
-                if id(nxt) not in mine:
-                    nxt = dict(nxt)
-                    node[element] = nxt
-                    mine[id(nxt)] = nxt
-                if not nxt and index < last:
-                    nxt[MEMBER] = {}  # an owned leaf gains children and stays owned
-            node = nxt
-        if node and MEMBER not in node:
-            node[MEMBER] = {}
-            reorder[id(node)] = node
-    for node in reorder.values():
-        _ordered(node)
-    return root
-
-
 # -- set algebra ------------------------------------------------------------------------------------
 
 
@@ -658,20 +582,40 @@ def _sorted_node(children: dict[str, Any], *, member: bool) -> dict[str, Any]:
     return out
 
 
+def _alike_sorted(children: dict[str, Any], member: bool) -> dict[str, Any]:
+    # ``_sorted_node`` for children of one kind (all fields, all keys or all values): their order
+    # is then the plain order of the elements, without a sort key per element.
+    if len(children) == 1 and not member:
+        return children
+    out: dict[str, Any] = {MEMBER: {}} if member else {}
+    for element in sorted(children):
+        out[element] = children[element]
+    return out
+
+
+def _added_children(value: dict[str, Any], fields: Path, shapes: Shapes) -> dict[str, Any]:
+    # The encoded nodes of an added object's keys (unsorted); scalars, the most of them, inline.
+    children: dict[str, Any] = {}
+    for key, child in value.items():
+        if isinstance(child, (dict, list)):
+            node = _added_node(child, fields + (key,), shapes)
+            if node is not None:
+                children["f:" + key] = node
+        else:
+            children["f:" + key] = {}
+    return children
+
+
 def _added_node(value: Any, fields: Path, shapes: Shapes) -> dict[str, Any] | None:
     # The encoded node of a wholly added value (None: the value adds no path at all).
     if isinstance(value, dict):
-        if shapes.dict_shape(fields) == ATOMIC or not value:
+        if not value or shapes.dict_shape(fields) == ATOMIC:
             return {}
-        children: dict[str, Any] = {}
-        for key, child in value.items():
-            node = _added_node(child, fields + (key,), shapes)
-            if node is not None:
-                children[field(key)] = node
+        children = _added_children(value, fields, shapes)
         member = not shapes.value_struct(fields)
         if not children:
             return {} if member else None
-        return _sorted_node(children, member=member)
+        return _alike_sorted(children, member)
     if isinstance(value, list):
         lshape = shapes.list_shape(fields)
         if lshape.relationship == ATOMIC:
@@ -683,17 +627,198 @@ def _added_node(value: Any, fields: Path, shapes: Shapes) -> dict[str, Any] | No
             if element is None:
                 member = True
                 continue
-            item_children: dict[str, Any] = {}
-            if isinstance(item, dict):
-                for key, child in item.items():
-                    node = _added_node(child, fields + (key,), shapes)
-                    if node is not None:
-                        item_children[field(key)] = node
-            children[element] = _sorted_node(item_children, member=True)
+            if isinstance(item, dict) and item:
+                item_children = _added_children(item, fields, shapes)
+                children[element] = _alike_sorted(item_children, True) if item_children else {}
+            else:
+                children[element] = {}
+        if not children:
+            return {} if member else None
+        return _alike_sorted(children, member)
+    return {}
+
+
+# -- comparison and ownership edits straight on encoded trees (what every update does) ------------
+
+
+def _as_member(node: dict[str, Any] | None) -> dict[str, Any]:
+    # The node owned itself, whatever it holds below.
+    if not node:
+        return {}
+    if MEMBER in node:
+        return node
+    out: dict[str, Any] = {MEMBER: {}}
+    out.update(node)
+    return out
+
+
+def _not_member(node: dict[str, Any] | None) -> dict[str, Any] | None:
+    # What the node holds below, without the node itself.
+    if not node:
+        return None
+    if MEMBER not in node:
+        return node
+    return {k: v for k, v in node.items() if k != MEMBER}
+
+
+def _added_item(item: Any, fields: Path, shapes: Shapes) -> dict[str, Any]:
+    # The encoded node of a wholly added (or removed) list item: the item and what it holds.
+    if not isinstance(item, dict) or not item:
+        return {}
+    children = _added_children(item, fields, shapes)
+    return _alike_sorted(children, True) if children else {}
+
+
+def compare_trees(old: dict[str, Any], new: dict[str, Any],
+                  shapes: Shapes) -> tuple[dict[str, Any], dict[str, Any]]:
+    """:func:`compare` with its answer already encoded: ``(encode(changed), encode(removed))``,
+    built in the walk itself (no path tuples). Parts ``old`` and ``new`` share (``a is b``, as a
+    status write shares the stored object's untouched parts) are skipped without comparing them."""
+    changed, removed = _compare_node(old, new, (), shapes)
+    return _root(changed), _root(removed)
+
+
+def _root(node: dict[str, Any] | None) -> dict[str, Any]:
+    # The root is never a member (compare discards the empty path).
+    return _not_member(node) or {}
+
+
+def _compare_node(left: Any, right: Any, fields: Path,
+                  shapes: Shapes) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
+    # (changed node, removed node) of one path, None where nothing is at or below it.
+    if left is right:
+        return None, None
+    if left is None:
+        return _added_node(right, fields, shapes), None
+    if right is None:
+        return None, _added_node(left, fields, shapes)
+    if left == right and type(left) is type(right):
+        return None, None
+    if isinstance(left, dict) and isinstance(right, dict):
+        if shapes.dict_shape(fields) == ATOMIC:
+            return ({} if left != right else None), None
+        return _compare_children(left, right, fields, shapes)
+    if isinstance(left, list) and isinstance(right, list):
+        lshape = shapes.list_shape(fields)
+        if lshape.relationship == ATOMIC:
+            return ({} if left != right else None), None
+        lhs = {e: v for e, v in _index_list(left, lshape) if e is not None}
+        rhs = {e: v for e, v in _index_list(right, lshape) if e is not None}
+        changed: dict[str, Any] = {}
+        removed: dict[str, Any] = {}
+        for element in list(lhs) + [e for e in rhs if e not in lhs]:
+            if element not in rhs:
+                removed[element] = _added_item(lhs[element], fields, shapes)
+            elif element not in lhs:
+                changed[element] = _added_item(rhs[element], fields, shapes)
+            else:
+                lv, rv = lhs[element], rhs[element]
+                if lv is rv or (lv == rv and type(lv) is type(rv)):
+                    continue  # most items of a list that changed elsewhere
+                if isinstance(lv, dict) and isinstance(rv, dict):
+                    c, r = _compare_children(lv, rv, fields, shapes)
+                    if c is not None:
+                        changed[element] = c
+                    if r is not None:
+                        removed[element] = r
+        return (_alike_sorted(changed, False) if changed else None,
+                _alike_sorted(removed, False) if removed else None)
+    if type(left) is not type(right) or left != right:
+        if isinstance(left, (dict, list)) or isinstance(right, (dict, list)):
+            # A node that changes kind: what the old one held goes, the new one's arrives, and
+            # the node itself is modified.
+            return (_as_member(_added_node(right, fields, shapes)),
+                    _not_member(_added_node(left, fields, shapes)))
+        return {}, None
+    return None, None
+
+
+def _compare_children(left: dict[str, Any], right: dict[str, Any], fields: Path,
+                      shapes: Shapes) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
+    # The keys of two objects compared one by one; the node itself is not a member.
+    changed: dict[str, Any] = {}
+    removed: dict[str, Any] = {}
+    for key in list(left) + [k for k in right if k not in left]:
+        lv, rv = left.get(key), right.get(key)
+        if lv is rv or (lv == rv and type(lv) is type(rv)):
+            continue  # most keys: nothing changed below
+        c, r = _compare_node(lv, rv, fields + (key,), shapes)
+        if c is not None:
+            changed[field(key)] = c
+        if r is not None:
+            removed[field(key)] = r
+    return (_alike_sorted(changed, False) if changed else None,
+            _alike_sorted(removed, False) if removed else None)
+
+
+def edit_tree(tree: dict[str, Any], remove: dict[str, Any] | None, remove_too: dict[str, Any] | None,
+              add: dict[str, Any] | None) -> dict[str, Any]:
+    """``encode((decode(tree) - decode(remove) - decode(remove_too)) | decode(add))`` on the trees
+    themselves, walking only the nodes the edit names: untouched nodes are shared, ``tree`` itself
+    is returned when nothing changes, and a node keeps its key order unless something was added to
+    it (then it is sorted as :func:`encode` sorts)."""
+    out = _edit(tree or None, remove or None, remove_too or None, add or None, True)
+    return {} if out is None else out
+
+
+def _is_member(node: dict[str, Any] | None) -> bool:
+    return node is not None and (not node or MEMBER in node)
+
+
+def _edit(node: dict[str, Any] | None, remove: dict[str, Any] | None, remove_too: dict[str, Any] | None,
+          add: dict[str, Any] | None, root: bool = False) -> dict[str, Any] | None:
+    if node is None:
+        return add  # nothing to remove from; what is added is already an encoded tree (sorted)
+    if add is None and remove is None and remove_too is None:
+        return node
+    was = not root and _is_member(node)
+    member = (was and not _is_member(remove) and not _is_member(remove_too)) or (not root and _is_member(add))
+    edited: dict[str, Any] = {}
+    grew = member and not was
+    for below in (remove, remove_too, add):
+        if not below:
+            continue
+        for element in below:
+            if element == MEMBER or element in edited:
+                continue
+            current = node.get(element) if node else None
+            child_add = add.get(element) if add else None
+            if current is None and child_add is None:
+                continue  # nothing to remove there
+            result = _edit(current, remove.get(element) if remove else None,
+                           remove_too.get(element) if remove_too else None, child_add)
+            if result is not current:
+                edited[element] = result
+                if current is None:
+                    grew = True
+    if not edited and member == was:
+        return node
+    if grew:
+        children = {k: v for k, v in node.items() if k != MEMBER} if node else {}
+        for element, result in edited.items():
+            if result is None:
+                children.pop(element, None)
+            else:
+                children[element] = result
         if not children:
             return {} if member else None
         return _sorted_node(children, member=member)
-    return {}
+    out: dict[str, Any] = {}
+    kept = 0
+    for element, value in (node or {}).items():
+        if element == MEMBER:
+            if member:
+                out[MEMBER] = value
+            continue
+        if element in edited:
+            value = edited[element]
+            if value is None:
+                continue
+        out[element] = value
+        kept += 1
+    if not kept:
+        return {} if member else None
+    return out
 
 
 def has_path(fields_v1: dict[str, Any], path: Path) -> bool:

@@ -106,24 +106,24 @@ class Entry:
         """Owns nothing (without decoding an untouched entry)."""
         return not (self._raw if self._fields is None else self._fields)
 
-    def edit(self, remove: fs.FieldSet, add: fs.FieldSet) -> None:
-        """Own ``(fields - remove) | add``; an undecoded entry is edited as its encoded tree."""
+    def edit(self, remove: dict[str, Any] | None, remove_too: dict[str, Any] | None,
+             add: dict[str, Any] | None) -> None:
+        """Own ``(fields - remove - remove_too) | add``, the three given as encoded trees; an
+        undecoded entry is edited as its encoded tree (left as it is when the edit misses it)."""
         if self._fields is not None:
-            self._fields = (self._fields - remove) | add
-        elif remove or add:
-            self._raw = _tree_edit(self._raw or {}, remove, add)
+            for tree in (remove, remove_too):
+                if tree:
+                    self._fields = self._fields - fs.decode(tree)
+            if add:
+                self._fields = self._fields | fs.decode(add)
+        elif remove or remove_too or add:
+            self._raw = fs.edit_tree(self._raw or {}, remove, remove_too, add)
 
     def same_fields(self, other: Entry) -> bool:
         """Whether two entries own the same fields (compared the cheap way when both are trees)."""
         if self._fields is None and other._fields is None:
             return (self._raw or {}) == (other._raw or {})
         return self.fields == other.fields
-
-    def touches(self, paths: fs.FieldSet) -> bool:
-        """Whether any of ``paths`` is in this entry's tree (cheap on an undecoded entry)."""
-        if self._fields is not None:
-            return bool(self._fields & paths)
-        return any(fs.has_path(self._raw or {}, p) for p in paths)
 
     @property
     def identity(self) -> tuple[str, str, str, str]:
@@ -161,28 +161,8 @@ class Entry:
         return out
 
 
-_EDIT_CACHE: dict[tuple[bytes, frozenset[fs.Path], frozenset[fs.Path]], SharedFields] = {}
-_EDIT_CACHE_SIZE = 512
-# The caches below hold their keys: an object or tree larger than this is not cached.
+# The caches below hold their keys: an object larger than this is not cached.
 _CACHED_KEY_MAX_BYTES = 16 * 1024
-
-
-def _tree_edit(tree: dict[str, Any], remove: fs.FieldSet, add: fs.FieldSet) -> dict[str, Any]:
-    """``fieldsets.tree_edit``, remembered: the Pods of one template go through the same writes
-    (the kubelet's first status write owns the same paths of every Pod's status), so the same
-    edit of the same tree recurs; the result is a shared tree, never edited in place."""
-    try:
-        key = (orjson.dumps(tree), frozenset(remove), frozenset(add))
-    except TypeError:  # not JSON (a tree a client sent that decoded oddly): compute it
-        return fs.tree_edit(tree, remove, add)
-    if len(key[0]) > _CACHED_KEY_MAX_BYTES:
-        return fs.tree_edit(tree, remove, add)
-    cached = _EDIT_CACHE.get(key)
-    if cached is None:
-        if len(_EDIT_CACHE) >= _EDIT_CACHE_SIZE:
-            _EDIT_CACHE.pop(next(iter(_EDIT_CACHE)))
-        cached = _EDIT_CACHE[key] = SharedFields(fs.tree_edit(tree, remove, add))
-    return cached
 
 
 @dataclass
@@ -362,20 +342,19 @@ def record_update(
     shapes = shapes_for(rt)
     before = strip(old, rt, subresource) if old is not None else {}
     after = strip(new, rt, subresource)
-    comparison = fs.compare(before, after, shapes)
+    # The changed and removed paths as encoded trees: each owner's tree is edited along them.
+    changed, removed = fs.compare_trees(before, after, shapes)
     ident = (manager, UPDATE, rt.api_version, subresource)
-    touched = comparison.changed | comparison.removed
-    if not touched and managers is live:
+    if not changed and not removed and managers is live:
         return live_raw or None  # nothing changed hands
     for entry in managers.others(ident):
-        if entry.touches(touched):
-            entry.edit(touched, set())
+        entry.edit(changed, removed, None)
     own = managers.entries.get(ident)
     updated = Entry(manager, UPDATE, rt.api_version, now, None, subresource, raw={})
     if own is not None:
         updated = Entry(manager, UPDATE, rt.api_version, now, None if own._fields is None else set(own._fields),
                         subresource, raw=own._raw)
-    updated.edit(comparison.removed, comparison.changed)
+    updated.edit(removed, None, changed)
     if not updated.empty():
         if own is not None and updated.same_fields(own):
             updated.time = own.time
