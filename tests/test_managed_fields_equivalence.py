@@ -95,6 +95,27 @@ def test_the_comparison_trees_are_the_encoded_comparison_sets(seed: int) -> None
         assert (json.dumps(old), json.dumps(new)) == before  # neither object is edited
 
 
+@pytest.mark.parametrize(("old", "new"), [
+    ({"spec": {"a": 1}}, {"spec": {"a": 1, "containers": []}}),  # an always-present list appears empty
+    ({"spec": {"containers": []}}, {"spec": {}}),
+    ({"spec": {"containers": [{"name": "c"}]}}, {"spec": {"containers": "x"}}),  # a node changes kind
+    ({"spec": {"template": {"a": 1}}}, {"spec": {"template": [1, 2]}}),
+    ({"spec": {"a": None}}, {"spec": {"b": None}}),  # null is no value
+    ({"spec": {"a": 1}}, {"spec": {"a": 1.0}}),  # equal in Python, not in JSON
+    ({"status": {"conditions": [{"type": "A", "x": 1}, {"type": "A", "x": 2}]}},
+     {"status": {"conditions": [{"type": "A", "x": 2}]}}),  # a repeated key: the last item counts
+    ({"metadata": {"finalizers": ["a", "b"]}}, {"metadata": {"finalizers": ["b", "c", "c"]}}),
+    ({"status": {"podIPs": [{"ip": "1"}, 3]}}, {"status": {"podIPs": [{"ip": 1}, {}]}}),
+])
+def test_the_comparison_trees_of_edge_cases(old: dict[str, Any], new: dict[str, Any]) -> None:
+    for shapes in _SHAPES:
+        for left, right in ((old, new), (new, old)):
+            changed, removed = fs.compare_trees(left, right, shapes)
+            expected = fs.compare(left, right, shapes)
+            assert json.dumps(changed) == json.dumps(fs.encode(expected.changed))
+            assert json.dumps(removed) == json.dumps(fs.encode(expected.removed))
+
+
 def _paths(rng: random.Random) -> fs.FieldSet:
     shapes = rng.choice(_SHAPES)
     return fs.to_field_set(_object(rng), shapes) | fs.compare({}, _object(rng), shapes).added

@@ -280,13 +280,14 @@ class BuiltinShapes(Shapes):
         self._value_structs: dict[Path, bool] = {}
 
     def dict_shape(self, fields: Path) -> str:
-        return _remembered(self._dict_shapes, fields, self._dict_shape)
+        return self._dict_shapes.get(fields) or _remembered(self._dict_shapes, fields, self._dict_shape)
 
     def list_shape(self, fields: Path) -> ListShape:
-        return _remembered(self._list_shapes, fields, self._list_shape)
+        return self._list_shapes.get(fields) or _remembered(self._list_shapes, fields, self._list_shape)
 
     def value_struct(self, fields: Path) -> bool:
-        return _remembered(self._value_structs, fields, self._value_struct)
+        answer = self._value_structs.get(fields)
+        return _remembered(self._value_structs, fields, self._value_struct) if answer is None else answer
 
     def _dict_shape(self, fields: Path) -> str:
         if fields in _META_MAPS:
@@ -446,6 +447,40 @@ def to_field_set(obj: dict[str, Any], shapes: Shapes) -> FieldSet:
 
 def _index_list(items: list[Any], shape: ListShape) -> list[tuple[str | None, Any]]:
     return [(item_element(item, shape), item) for item in items]
+
+
+# ``k:{"type":"Ready"}`` by (key name, string value): the items of one list (conditions, containers)
+# carry the same keys write after write, so their elements are built once (emptied when full: a
+# Pod IP is a key too).
+_KEY_ELEMENTS: dict[tuple[str, str], str] = {}
+_KEY_ELEMENTS_SIZE = 4096
+
+
+def _element(item: Any, shape: ListShape) -> str | None:
+    # ``item_element``, remembered for an item keyed by one string field (most of them).
+    if len(shape.keys) == 1 and type(item) is dict:
+        name = shape.keys[0]
+        value = item.get(name)
+        if type(value) is str:
+            element = _KEY_ELEMENTS.get((name, value))
+            if element is None:
+                if len(_KEY_ELEMENTS) >= _KEY_ELEMENTS_SIZE:
+                    _KEY_ELEMENTS.clear()
+                element = _KEY_ELEMENTS[(name, value)] = \
+                    "k:{" + encode_basestring(name) + ":" + encode_basestring(value) + "}"
+            return element
+    return item_element(item, shape)
+
+
+def _keyed(items: list[Any], shape: ListShape) -> dict[str, Any]:
+    # The items of a list by element, as ``_index_list`` pairs them (a repeated element keeps its
+    # first place and its last item; items without one left out).
+    out: dict[str, Any] = {}
+    for item in items:
+        element = _element(item, shape)
+        if element is not None:
+            out[element] = item
+    return out
 
 
 @dataclass
@@ -623,7 +658,7 @@ def _added_node(value: Any, fields: Path, shapes: Shapes) -> dict[str, Any] | No
         member = not shapes.value_struct(fields)
         children = {}
         for item in value:
-            element = item_element(item, lshape)
+            element = _element(item, lshape)
             if element is None:
                 member = True
                 continue
@@ -702,8 +737,8 @@ def _compare_node(left: Any, right: Any, fields: Path,
         lshape = shapes.list_shape(fields)
         if lshape.relationship == ATOMIC:
             return ({} if left != right else None), None
-        lhs = {e: v for e, v in _index_list(left, lshape) if e is not None}
-        rhs = {e: v for e, v in _index_list(right, lshape) if e is not None}
+        lhs = _keyed(left, lshape)
+        rhs = _keyed(right, lshape)
         changed: dict[str, Any] = {}
         removed: dict[str, Any] = {}
         for element in list(lhs) + [e for e in rhs if e not in lhs]:
@@ -738,15 +773,31 @@ def _compare_children(left: dict[str, Any], right: dict[str, Any], fields: Path,
     # The keys of two objects compared one by one; the node itself is not a member.
     changed: dict[str, Any] = {}
     removed: dict[str, Any] = {}
-    for key in list(left) + [k for k in right if k not in left]:
-        lv, rv = left.get(key), right.get(key)
+    for key, lv in left.items():
+        rv = right.get(key)
         if lv is rv or (lv == rv and type(lv) is type(rv)):
             continue  # most keys: nothing changed below
+        if not isinstance(lv, (dict, list)) and not isinstance(rv, (dict, list)):
+            # A scalar changed or dropped (``_compare_node`` inlined: the usual change).
+            if rv is None:
+                removed["f:" + key] = {}
+            else:
+                changed["f:" + key] = {}
+            continue
         c, r = _compare_node(lv, rv, fields + (key,), shapes)
         if c is not None:
-            changed[field(key)] = c
+            changed["f:" + key] = c
         if r is not None:
-            removed[field(key)] = r
+            removed["f:" + key] = r
+    for key, rv in right.items():
+        if rv is None or key in left:
+            continue  # compared above (a key set to null is no key)
+        if not isinstance(rv, (dict, list)):
+            changed["f:" + key] = {}
+            continue
+        c = _added_node(rv, fields + (key,), shapes)
+        if c is not None:  # an empty list that is always there (``containers: []``) adds nothing
+            changed["f:" + key] = c
     return (_alike_sorted(changed, False) if changed else None,
             _alike_sorted(removed, False) if removed else None)
 
