@@ -239,6 +239,8 @@ def manager_from_user_agent(user_agent: str | None) -> str:
 def strip(obj: dict[str, Any], rt: ResourceType, subresource: str) -> dict[str, Any]:
     """The part of an object fields are tracked for: no apiVersion/kind, no server-set metadata,
     and only ``status`` through ``/status`` (the main resource resets it) when the kind has one."""
+    if rt.status and subresource == "status":
+        return {"status": obj["status"]} if "status" in obj else {}
     out = {k: v for k, v in obj.items() if k not in ("apiVersion", "kind")}
     meta = out.get("metadata")
     if isinstance(meta, dict):
@@ -248,10 +250,7 @@ def strip(obj: dict[str, Any], rt: ResourceType, subresource: str) -> dict[str, 
         else:
             out.pop("metadata", None)
     if rt.status:
-        if subresource == "status":
-            out = {"status": out["status"]} if "status" in out else {}
-        else:
-            out.pop("status", None)
+        out.pop("status", None)
     return out
 
 
