@@ -628,6 +628,32 @@ def _alike_sorted(children: dict[str, Any], member: bool) -> dict[str, Any]:
     return out
 
 
+# The sorted elements of the keys of an object holding only scalars (a condition, an owner
+# reference, an Event's involvedObject), by its keys in their order: such objects recur write after
+# write. The nodes themselves are built anew each time, as no tree holds one node twice (a YAML
+# dump would write it as an alias).
+_FLAT_ELEMENTS: dict[tuple[str, ...], tuple[str, ...]] = {}
+_FLAT_ELEMENTS_SIZE = 4096
+
+
+def _flat_node(value: dict[str, Any], member: bool) -> dict[str, Any] | None:
+    # The encoded node of a non-empty added object when none of its values is an object or a
+    # list; None when one is.
+    for child in value.values():
+        if isinstance(child, (dict, list)):
+            return None
+    keys = tuple(value)
+    elements = _FLAT_ELEMENTS.get(keys)
+    if elements is None:
+        if len(_FLAT_ELEMENTS) >= _FLAT_ELEMENTS_SIZE:
+            _FLAT_ELEMENTS.clear()
+        elements = _FLAT_ELEMENTS[keys] = tuple(sorted("f:" + key for key in keys))
+    out: dict[str, Any] = {MEMBER: {}} if member else {}
+    for element in elements:
+        out[element] = {}
+    return out
+
+
 def _added_children(value: dict[str, Any], fields: Path, shapes: Shapes) -> dict[str, Any]:
     # The encoded nodes of an added object's keys (unsorted); scalars, the most of them, inline.
     children: dict[str, Any] = {}
@@ -646,8 +672,11 @@ def _added_node(value: Any, fields: Path, shapes: Shapes) -> dict[str, Any] | No
     if isinstance(value, dict):
         if not value or shapes.dict_shape(fields) == ATOMIC:
             return {}
-        children = _added_children(value, fields, shapes)
         member = not shapes.value_struct(fields)
+        flat = _flat_node(value, member)
+        if flat is not None:
+            return flat
+        children = _added_children(value, fields, shapes)
         if not children:
             return {} if member else None
         return _alike_sorted(children, member)
@@ -662,11 +691,7 @@ def _added_node(value: Any, fields: Path, shapes: Shapes) -> dict[str, Any] | No
             if element is None:
                 member = True
                 continue
-            if isinstance(item, dict) and item:
-                item_children = _added_children(item, fields, shapes)
-                children[element] = _alike_sorted(item_children, True) if item_children else {}
-            else:
-                children[element] = {}
+            children[element] = _added_item(item, fields, shapes)
         if not children:
             return {} if member else None
         return _alike_sorted(children, member)
@@ -700,6 +725,9 @@ def _added_item(item: Any, fields: Path, shapes: Shapes) -> dict[str, Any]:
     # The encoded node of a wholly added (or removed) list item: the item and what it holds.
     if not isinstance(item, dict) or not item:
         return {}
+    flat = _flat_node(item, True)
+    if flat is not None:
+        return flat
     children = _added_children(item, fields, shapes)
     return _alike_sorted(children, True) if children else {}
 
