@@ -92,6 +92,8 @@ def test_the_comparison_trees_are_the_encoded_comparison_sets(seed: int) -> None
             expected = fs.compare(old, new, shapes)
             assert json.dumps(changed) == json.dumps(fs.encode(expected.changed)), (old, new)
             assert json.dumps(removed) == json.dumps(fs.encode(expected.removed)), (old, new)
+            created = fs.compare({}, new, shapes).added  # what a create of ``new`` owns
+            assert json.dumps(fs.added_fields_v1(new, shapes)) == json.dumps(fs.encode(created))
         assert (json.dumps(old), json.dumps(new)) == before  # neither object is edited
 
 

@@ -600,12 +600,7 @@ def _subtree_item(item: Any, item_path: Path, fields: Path, shapes: Shapes, out:
 
 def added_fields_v1(obj: dict[str, Any], shapes: Shapes) -> dict[str, Any]:
     """``encode(compare({}, obj).added)`` in one walk: what a create owns, without building paths."""
-    out: dict[str, Any] = {}
-    for key in obj:
-        node = _added_node(obj[key], (key,), shapes)
-        if node is not None:
-            out[field(key)] = node
-    return _sorted_node(out, member=False)
+    return _alike_sorted(_added_children(obj, (), shapes), False)
 
 
 def _sorted_node(children: dict[str, Any], *, member: bool) -> dict[str, Any]:
