@@ -600,7 +600,7 @@ def _subtree_item(item: Any, item_path: Path, fields: Path, shapes: Shapes, out:
 
 def added_fields_v1(obj: dict[str, Any], shapes: Shapes) -> dict[str, Any]:
     """``encode(compare({}, obj).added)`` in one walk: what a create owns, without building paths."""
-    return _alike_sorted(_added_children(obj, (), shapes), False)
+    return _alike_sorted(_added_children(obj, (), shapes, False), False)
 
 
 def _sorted_node(children: dict[str, Any], *, member: bool) -> dict[str, Any]:
@@ -649,12 +649,12 @@ def _flat_node(value: dict[str, Any], member: bool) -> dict[str, Any] | None:
     return out
 
 
-def _added_children(value: dict[str, Any], fields: Path, shapes: Shapes) -> dict[str, Any]:
+def _added_children(value: dict[str, Any], fields: Path, shapes: Shapes, union: bool) -> dict[str, Any]:
     # The encoded nodes of an added object's keys (unsorted); scalars, the most of them, inline.
     children: dict[str, Any] = {}
     for key, child in value.items():
         if isinstance(child, (dict, list)):
-            node = _added_node(child, fields + (key,), shapes)
+            node = _added_node(child, fields + (key,), shapes, union)
             if node is not None:
                 children["f:" + key] = node
         else:
@@ -662,8 +662,10 @@ def _added_children(value: dict[str, Any], fields: Path, shapes: Shapes) -> dict
     return children
 
 
-def _added_node(value: Any, fields: Path, shapes: Shapes) -> dict[str, Any] | None:
-    # The encoded node of a wholly added value (None: the value adds no path at all).
+def _added_node(value: Any, fields: Path, shapes: Shapes, union: bool) -> dict[str, Any] | None:
+    # The encoded node of a wholly added value (None: the value adds no path at all). Items of an
+    # associative list with the same key: ``union`` owns what each of them holds (as ``compare``
+    # does), else the last one counts (as a create always did).
     if isinstance(value, dict):
         if not value or shapes.dict_shape(fields) == ATOMIC:
             return {}
@@ -671,7 +673,7 @@ def _added_node(value: Any, fields: Path, shapes: Shapes) -> dict[str, Any] | No
         flat = _flat_node(value, member)
         if flat is not None:
             return flat
-        children = _added_children(value, fields, shapes)
+        children = _added_children(value, fields, shapes, union)
         if not children:
             return {} if member else None
         return _alike_sorted(children, member)
@@ -686,7 +688,10 @@ def _added_node(value: Any, fields: Path, shapes: Shapes) -> dict[str, Any] | No
             if element is None:
                 member = True
                 continue
-            children[element] = _added_item(item, fields, shapes)
+            node = _added_item(item, fields, shapes, union)
+            if union and element in children:
+                node = _edit(children[element], None, None, node)
+            children[element] = node
         if not children:
             return {} if member else None
         return _alike_sorted(children, member)
@@ -716,14 +721,14 @@ def _not_member(node: dict[str, Any] | None) -> dict[str, Any] | None:
     return {k: v for k, v in node.items() if k != MEMBER}
 
 
-def _added_item(item: Any, fields: Path, shapes: Shapes) -> dict[str, Any]:
+def _added_item(item: Any, fields: Path, shapes: Shapes, union: bool) -> dict[str, Any]:
     # The encoded node of a wholly added (or removed) list item: the item and what it holds.
     if not isinstance(item, dict) or not item:
         return {}
     flat = _flat_node(item, True)
     if flat is not None:
         return flat
-    children = _added_children(item, fields, shapes)
+    children = _added_children(item, fields, shapes, union)
     return _alike_sorted(children, True) if children else {}
 
 
@@ -747,9 +752,9 @@ def _compare_node(left: Any, right: Any, fields: Path,
     if left is right:
         return None, None
     if left is None:
-        return _added_node(right, fields, shapes), None
+        return _added_node(right, fields, shapes, True), None
     if right is None:
-        return None, _added_node(left, fields, shapes)
+        return None, _added_node(left, fields, shapes, True)
     if left == right and type(left) is type(right):
         return None, None
     if isinstance(left, dict) and isinstance(right, dict):
@@ -766,9 +771,9 @@ def _compare_node(left: Any, right: Any, fields: Path,
         removed: dict[str, Any] = {}
         for element in list(lhs) + [e for e in rhs if e not in lhs]:
             if element not in rhs:
-                removed[element] = _added_item(lhs[element], fields, shapes)
+                removed[element] = _added_item(lhs[element], fields, shapes, True)
             elif element not in lhs:
-                changed[element] = _added_item(rhs[element], fields, shapes)
+                changed[element] = _added_item(rhs[element], fields, shapes, True)
             else:
                 lv, rv = lhs[element], rhs[element]
                 if lv is rv or (lv == rv and type(lv) is type(rv)):
@@ -785,8 +790,8 @@ def _compare_node(left: Any, right: Any, fields: Path,
         if isinstance(left, (dict, list)) or isinstance(right, (dict, list)):
             # A node that changes kind: what the old one held goes, the new one's arrives, and
             # the node itself is modified.
-            return (_as_member(_added_node(right, fields, shapes)),
-                    _not_member(_added_node(left, fields, shapes)))
+            return (_as_member(_added_node(right, fields, shapes, True)),
+                    _not_member(_added_node(left, fields, shapes, True)))
         return {}, None
     return None, None
 
@@ -818,7 +823,7 @@ def _compare_children(left: dict[str, Any], right: dict[str, Any], fields: Path,
         if not isinstance(rv, (dict, list)):
             changed["f:" + key] = {}
             continue
-        c = _added_node(rv, fields + (key,), shapes)
+        c = _added_node(rv, fields + (key,), shapes, True)
         if c is not None:  # an empty list that is always there (``containers: []``) adds nothing
             changed["f:" + key] = c
     return (_alike_sorted(changed, False) if changed else None,
