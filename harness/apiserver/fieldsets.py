@@ -850,6 +850,11 @@ def _edit(node: dict[str, Any] | None, remove: dict[str, Any] | None, remove_too
         return add  # nothing to remove from; what is added is already an encoded tree (sorted)
     if add is None and remove is None and remove_too is None:
         return node
+    if not node and not root and not add:
+        # An owned leaf (most nodes an edit reaches): it stays unless removed and not added back.
+        if add is None and (_is_member(remove) or _is_member(remove_too)):
+            return None
+        return node
     was = not root and _is_member(node)
     member = (was and not _is_member(remove) and not _is_member(remove_too)) or (not root and _is_member(add))
     edited: dict[str, Any] = {}
@@ -898,16 +903,6 @@ def _edit(node: dict[str, Any] | None, remove: dict[str, Any] | None, remove_too
     if not kept:
         return {} if member else None
     return out
-
-
-def has_path(fields_v1: dict[str, Any], path: Path) -> bool:
-    """Whether an encoded ``fieldsV1`` tree has a node at ``path`` (owned or a parent)."""
-    node: Any = fields_v1
-    for element in path:
-        if not isinstance(node, dict) or element not in node:
-            return False
-        node = node[element]
-    return True
 
 
 # -- merging an applied configuration into a live object --------------------------------------------
