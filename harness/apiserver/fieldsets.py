@@ -737,6 +737,8 @@ def compare_trees(old: dict[str, Any], new: dict[str, Any],
     """:func:`compare` with its answer already encoded: ``(encode(changed), encode(removed))``,
     built in the walk itself (no path tuples). Parts ``old`` and ``new`` share (``a is b``, as a
     status write shares the stored object's untouched parts) are skipped without comparing them."""
+    if old is new or (old == new and type(old) is type(new)):
+        return {}, {}
     changed, removed = _compare_node(old, new, (), shapes)
     return _root(changed), _root(removed)
 
@@ -748,15 +750,13 @@ def _root(node: dict[str, Any] | None) -> dict[str, Any]:
 
 def _compare_node(left: Any, right: Any, fields: Path,
                   shapes: Shapes) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
-    # (changed node, removed node) of one path, None where nothing is at or below it.
-    if left is right:
-        return None, None
+    # (changed node, removed node) of one path, None where nothing is at or below it. The caller
+    # has found the two values different (``==`` or their types), so a deep comparison of what may
+    # be most of the object is not made twice at each level.
     if left is None:
         return _added_node(right, fields, shapes, True), None
     if right is None:
         return None, _added_node(left, fields, shapes, True)
-    if left == right and type(left) is type(right):
-        return None, None
     if isinstance(left, dict) and isinstance(right, dict):
         if shapes.dict_shape(fields) == ATOMIC:
             return ({} if left != right else None), None
