@@ -159,8 +159,10 @@ class GarbageCollector(Controller):
             identity = (obj.get("apiVersion") or "", obj.get("kind") or "", meta.get("namespace") or "",
                         meta.get("name") or "")
             node = self._nodes[uid] = _Node(identity)
-        refs = tuple(_Ref(r) for r in meta.get("ownerReferences") or [] if isinstance(r, dict) and r.get("uid"))
-        if fresh or _ref_keys(refs) != _ref_keys(node.owners):
+        raw_refs = meta.get("ownerReferences") or ()
+        # An object that had no owners and still has none (most events) has no references to compare.
+        refs = tuple(_Ref(r) for r in raw_refs if isinstance(r, dict) and r.get("uid")) if raw_refs else ()
+        if fresh or ((refs or node.owners) and _ref_keys(refs) != _ref_keys(node.owners)):
             before = {r.uid: r for r in node.owners}
             after = {r.uid: r for r in refs}
             for owner_uid, ref in before.items():
