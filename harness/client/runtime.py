@@ -282,6 +282,8 @@ class _Source:
     raw: Any = None
     # Whether ``raw`` tells the manager when it has events (Manager._listen).
     notifies: bool = False
+    # How to take ``stream``'s events: without copies when it offers that (``use``).
+    take: Callable[[], list[tuple[str, dict[str, Any]]]] | None = None
     # Its place among the manager's sources (only ever increasing, so it orders them as the list does).
     index: int = 0
     # Whether it waits in the manager's ready heap; whether the manager dropped it.
@@ -289,7 +291,13 @@ class _Source:
     removed: bool = False
 
     def __post_init__(self) -> None:
-        self.raw = _raw_watch(self.stream)
+        self.use(self.stream)
+
+    def use(self, stream: WatchStream) -> None:
+        """Read ``stream`` from now on."""
+        self.stream = stream
+        self.raw = _raw_watch(stream)
+        self.take = getattr(stream, "drain_shared", None) or stream.drain
 
 
 def _raw_watch(stream: WatchStream) -> Any:
@@ -503,8 +511,7 @@ class Manager:
         raw = source.raw
         if raw is not None and not raw.events and not raw.closed:
             return False  # nothing queued and still open: draining would give nothing
-        drain = getattr(source.stream, "drain_shared", None) or source.stream.drain
-        events = drain()
+        events = source.take()  # type: ignore[misc]
         if events:
             # _deliver, inlined: this runs for every event of every watch (a Pod's write reaches ~10).
             known = source.known
@@ -521,7 +528,9 @@ class Manager:
                     known[key] = obj
                 for request in mapper(event_type, obj):
                     enqueue(request)
-        if source.reopen is not None and source.stream.closed and self._rewatch(source):
+        # An open in-process watch says its stream is not over (raw tells everything the stream has).
+        if source.reopen is not None and (raw is None or raw.closed) and source.stream.closed \
+                and self._rewatch(source):
             return True
         return bool(events)
 
@@ -554,8 +563,7 @@ class Manager:
             self._failing.add(source.index)
             log.debug("%s: re-establishing the watch %s failed: %s", source.controller.name, source.key, err)
             return False
-        source.stream = stream
-        source.raw = _raw_watch(stream)
+        source.use(stream)
         self._failing.discard(source.index)
         self._listen(source)
         self._count_silent()
