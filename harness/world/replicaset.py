@@ -34,7 +34,6 @@ from harness.kube.names.events import (
     SUCCESSFUL_CREATE,
     SUCCESSFUL_DELETE,
 )
-from harness.kube.ownerrefs import controller_of
 from harness.kube.selectors import LabelSelector, label_selector_from_dict
 from harness.world.kubelet import pod_condition, pod_is_terminal
 
@@ -47,6 +46,14 @@ BURST_REPLICAS = 500
 POD_DELETION_COST_ANNOTATION = "controller.kubernetes.io/pod-deletion-cost"
 
 PodKey = tuple[str, str]
+
+
+def _controller_ref(obj: dict[str, Any]) -> dict[str, Any] | None:
+    """``controller_of`` without its copies, for reading: the stored object's own controller reference."""
+    for ref in (obj.get("metadata") or {}).get("ownerReferences") or ():
+        if ref.get("controller"):
+            return ref  # type: ignore[no-any-return]
+    return None
 
 
 
@@ -155,8 +162,8 @@ class ReplicaSetController(Controller):
         key = (meta.get("namespace") or "", meta["name"])
         old = self._pods.get(key)
         # Each version's controller reference, read once (stored objects never change).
-        old_ref = controller_of(old) if old is not None else None
-        ref = controller_of(pod)
+        old_ref = _controller_ref(old) if old is not None else None
+        ref = _controller_ref(pod)
         if old is not None:
             self._index_under(key, old_ref, add=False)
         if event == "DELETED":
