@@ -63,6 +63,14 @@ class Watch:
         """Queue the event as this watcher sees it (after namespace and selector filtering)."""
         if self.closed:
             return
+        if self.namespace is None and self._matcher is None:
+            # Every object matches (most watches: the world's controllers watch whole kinds), so the old
+            # object decides alone between MODIFIED and ADDED, as the general case below would.
+            if event_type in (DELETED, ADDED):
+                self._push(event_type, obj)
+            else:
+                self._push(MODIFIED if old is not None else ADDED, obj)
+            return
         now_matches = self._matches(obj)
         if event_type == DELETED:
             if now_matches or self._matches(old):
@@ -114,7 +122,9 @@ class Watch:
             self.stop()
             return
         self.events.append((event_type, obj))
-        self._notify()
+        on_event = self.on_event  # _notify, inlined: this runs for every event of every watch
+        if on_event is not None:
+            on_event()
 
     def _notify(self) -> None:
         if self.on_event is not None:

@@ -16,6 +16,7 @@ tried again after :data:`RELIST_BACKOFF_BASE` virtual seconds, doubling up to
 
 from __future__ import annotations
 
+import heapq
 import logging
 import traceback
 from collections import deque
@@ -281,9 +282,22 @@ class _Source:
     raw: Any = None
     # Whether ``raw`` tells the manager when it has events (Manager._listen).
     notifies: bool = False
+    # How to take ``stream``'s events: without copies when it offers that (``use``).
+    take: Callable[[], list[tuple[str, dict[str, Any]]]] | None = None
+    # Its place among the manager's sources (only ever increasing, so it orders them as the list does).
+    index: int = 0
+    # Whether it waits in the manager's ready heap; whether the manager dropped it.
+    pending: bool = False
+    removed: bool = False
 
     def __post_init__(self) -> None:
-        self.raw = _raw_watch(self.stream)
+        self.use(self.stream)
+
+    def use(self, stream: WatchStream) -> None:
+        """Read ``stream`` from now on."""
+        self.stream = stream
+        self.raw = _raw_watch(stream)
+        self.take = getattr(stream, "drain_shared", None) or stream.drain
 
 
 def _raw_watch(stream: WatchStream) -> Any:
@@ -309,6 +323,14 @@ class Manager:
         # is looked at again when its retry falls due (the timer marks the manager).
         self._dirty = True
         self._silent = 0  # sources whose stream cannot tell
+        # The in-process watches that told of an event (or their end) since they were last looked at, by
+        # their place among the sources: a pump looks at those alone, in the order a look at every source
+        # would take (a World has ~200 watches; a Pod's write gives events to about ten of them).
+        self._ready: list[tuple[int, _Source]] = []
+        self._next_index = 0
+        # Sources whose watch ended and could not be re-established yet (a failed list): while there are
+        # any, every pump looks at every source, as each pump tries them again once their retry is due.
+        self._failing: set[int] = set()
 
     def _mark(self) -> None:
         self._dirty = True
@@ -317,8 +339,17 @@ class Manager:
         """Have ``source``'s in-process watch tell the manager when it has something (if nothing else listens)."""
         raw = source.raw
         if raw is not None and raw.on_event is None:
-            raw.on_event = self._mark
+            ready = self._ready
+
+            def arrived() -> None:
+                if not source.pending:
+                    source.pending = True
+                    heapq.heappush(ready, (source.index, source))
+
+            raw.on_event = arrived
             source.notifies = True
+            if raw.events or raw.closed:
+                arrived()  # what the watch gave before anyone listened (its initial ADDED events)
         else:
             source.notifies = False
 
@@ -336,6 +367,7 @@ class Manager:
         """Stop running ``controller``: its watches end, its timers are dropped, its queue is forgotten."""
         for source in [s for s in self._sources if s.controller is controller]:
             source.stream.stop()
+            self._drop(source)
         self._sources = [s for s in self._sources if s.controller is not controller]
         self._count_silent()
         controller.enabled = False
@@ -361,7 +393,8 @@ class Manager:
     ) -> None:
         """Route ``stream``'s events through ``mapper`` to ``controller``; with ``reopen`` and ``relist``
         the watch is re-established (list, then watch from there) when the server ends it."""
-        source = _Source(controller, stream, mapper, key, reopen, relist)
+        source = _Source(controller, stream, mapper, key, reopen, relist, index=self._next_index)
+        self._next_index += 1
         self._listen(source)
         self._sources.append(source)
         # Counted as it comes rather than recounted: a World opens ~200 watches, one at a time.
@@ -403,10 +436,16 @@ class Manager:
         for source in self._sources:
             if source.controller is controller and source.key[0] == cluster:
                 source.stream.stop()
+                self._drop(source)
             else:
                 keep.append(source)
         self._sources = keep
         self._count_silent()
+
+    def _drop(self, source: _Source) -> None:
+        """Forget ``source`` as a pump sees it: it is no longer one of the manager's."""
+        source.removed = True
+        self._failing.discard(source.index)
 
     def retry_due(self) -> float | None:
         """When the earliest retry of a request the apiserver failed falls due: a reconcile that raised
@@ -421,25 +460,79 @@ class Manager:
     def _pump(self) -> bool:
         """Move queued watch events into controller queues, re-establishing watches the server
         ended; True if any arrived."""
-        if not self._dirty and not self._silent:
+        if self._silent or self._failing:
+            return self._pump_all()
+        ready = self._ready
+        if not ready:
+            self._dirty = False
+            return False  # no watch was given an event or closed since the last look
+        self._dirty = False
+        # The sources as they are now, in their order: one that told of an event while this pump ran is
+        # looked at now if it comes after the one being pumped (as a walk over every source would find
+        # it), at the next pump if not; one added while this pump ran waits for the next pump.
+        end = self._next_index
+        last = -1
+        later: list[tuple[int, _Source]] = []
+        moved = False
+        while ready and ready[0][0] < end:
+            entry = heapq.heappop(ready)
+            index, source = entry
+            if index <= last:
+                later.append(entry)  # it told while this pump ran, after its turn
+                continue
+            last = index
+            source.pending = False
+            if source.removed:
+                continue
+            if self._pump_source(source):
+                moved = True
+        for entry in later:
+            heapq.heappush(ready, entry)
+        return moved
+
+    def _pump_all(self) -> bool:
+        """:meth:`_pump` looking at every source: some cannot tell when they have events (over HTTP),
+        or a watch waits to be re-established."""
+        if not self._dirty and not self._silent and not self._ready:
             return False  # no watch was given an event or closed since the last look
         self._dirty = False  # an event arriving from here on sets it again
+        for _index, source in self._ready:
+            source.pending = False
+        self._ready.clear()  # this look covers them (an event arriving from here on queues its source again)
         moved = False
         for source in list(self._sources):
-            raw = source.raw
-            if raw is not None and not raw.events and not raw.closed:
-                continue  # nothing queued and still open: draining would give nothing
-            drain = getattr(source.stream, "drain_shared", None) or source.stream.drain
-            events = drain()
-            if events:
-                moved = True
-            for event_type, obj in events:
-                if event_type in ("BOOKMARK", "ERROR"):
-                    continue  # an ERROR (410 Expired) ends the stream: the relist below catches up
-                self._deliver(source, event_type, obj)
-            if source.reopen is not None and source.stream.closed and self._rewatch(source):
+            if self._pump_source(source):
                 moved = True
         return moved
+
+    def _pump_source(self, source: _Source) -> bool:
+        """Deliver what ``source``'s watch has queued and re-establish it if the server ended it; True
+        if anything arrived."""
+        raw = source.raw
+        if raw is not None and not raw.events and not raw.closed:
+            return False  # nothing queued and still open: draining would give nothing
+        events = source.take()  # type: ignore[misc]
+        if events:
+            # _deliver, inlined: this runs for every event of every watch (a Pod's write reaches ~10).
+            known = source.known
+            mapper = source.mapper
+            enqueue = source.controller.enqueue
+            for event_type, obj in events:
+                if event_type == "BOOKMARK" or event_type == "ERROR":
+                    continue  # an ERROR (410 Expired) ends the stream: the relist below catches up
+                meta = obj.get("metadata") or {}
+                key = (meta.get("namespace") or "", meta.get("name", ""))
+                if event_type == "DELETED":
+                    known.pop(key, None)
+                else:
+                    known[key] = obj
+                for request in mapper(event_type, obj):
+                    enqueue(request)
+        # An open in-process watch says its stream is not over (raw tells everything the stream has).
+        if source.reopen is not None and (raw is None or raw.closed) and source.stream.closed \
+                and self._rewatch(source):
+            return True
+        return bool(events)
 
     @staticmethod
     def _deliver(source: _Source, event_type: str, obj: dict[str, Any]) -> None:
@@ -467,10 +560,11 @@ class Manager:
             source.relist_failures += 1
             source.relist_at = now + delay
             self.scheduler.call_at(source.relist_at, self._mark)  # wakes the manager to try again
+            self._failing.add(source.index)
             log.debug("%s: re-establishing the watch %s failed: %s", source.controller.name, source.key, err)
             return False
-        source.stream = stream
-        source.raw = _raw_watch(stream)
+        source.use(stream)
+        self._failing.discard(source.index)
         self._listen(source)
         self._count_silent()
         source.relist_failures = 0

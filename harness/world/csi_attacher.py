@@ -77,9 +77,12 @@ def attacher_finalizer(driver: str) -> str:
 
 
 def _pod_claims(pod: dict[str, Any]) -> tuple[str, ...]:
+    volumes = (pod.get("spec") or {}).get("volumes")
+    if not volumes:
+        return ()
     meta = pod.get("metadata") or {}
     claims = []
-    for volume in (pod.get("spec") or {}).get("volumes") or []:
+    for volume in volumes:
         claim = (volume.get("persistentVolumeClaim") or {}).get("claimName")
         if not claim and "ephemeral" in volume:
             claim = f"{meta.get('name', '')}-{volume.get('name', '')}"
@@ -156,6 +159,8 @@ class CSIAttacher(Controller):
             for claim in old[1]:
                 self._claim_pods.get((key[0], claim), set()).discard(key)
         claims = _pod_claims(pod) if event != "DELETED" else ()
+        if not claims and old is None:
+            return []  # a pod without claims, now as before: nothing indexed, no node to wake
         node = (pod.get("spec") or {}).get("nodeName") or ""
         if claims:
             self._pods[key] = (node, claims)

@@ -234,7 +234,8 @@ class DisruptionController(Controller):
         """Update the pod cache; returns the names of the PDBs selecting the pod before and now."""
         meta = _meta(pod)
         namespace, name = meta.get("namespace") or "", meta.get("name", "")
-        before = set(self._selected_by.get((namespace, name), set()))
+        selected = self._selected_by.get((namespace, name))
+        before = set(selected) if selected else set()
         pods = self._pod_cache.setdefault(namespace, {})
         health = self._health.setdefault(namespace, {})
         if event == "DELETED":
@@ -244,10 +245,16 @@ class DisruptionController(Controller):
         else:
             pods[name] = pod
             health[name] = (bool(meta.get("deletionTimestamp")), is_pod_ready(pod))
-            labels = meta.get("labels") or {}
-            pdbs = self._pdb_cache.get(namespace, {})
-            now = {pdb_name for pdb_name in self._candidates(namespace, labels)
-                   if pdb_name in pdbs and pdb_selects(pdbs[pdb_name], labels)}
+            pdbs = self._pdb_cache.get(namespace)
+            if pdbs:
+                labels = meta.get("labels") or {}
+                now = {pdb_name for pdb_name in self._candidates(namespace, labels)
+                       if pdb_name in pdbs and pdb_selects(pdbs[pdb_name], labels)}
+            else:
+                now = set()  # no PDB in the namespace selects it (most pods of most worlds)
+        if not before and not now:
+            self._selected_by.pop((namespace, name), None)
+            return before, now
         for pdb_name in before - now:
             self._members.get((namespace, pdb_name), set()).discard(name)
         for pdb_name in now - before:
@@ -273,6 +280,8 @@ class DisruptionController(Controller):
         if len(now) > 1 and self.enabled and event != "DELETED":
             self.recorder.event(pod, WARNING, MULTIPLE_PDBS,
                                 MULTIPLE_PDBS_MSG.format(namespace, meta.get("name", ""), min(now)))
+        if not now and not before:
+            return ()
         # A relabelled pod also wakes the PDBs it used to match.
         return [Request(namespace, name) for name in sorted(now | before)]
 

@@ -73,11 +73,14 @@ class _Ref:
 class _Node:
     """What the graph knows of one object."""
 
-    __slots__ = ("deleting", "foreground", "identity", "orphan", "owners")
+    __slots__ = ("deleting", "foreground", "identity", "orphan", "owners", "raw_owners")
 
     def __init__(self, identity: Identity) -> None:
         self.identity = identity
         self.owners: tuple[_Ref, ...] = ()
+        # The ownerReferences list ``owners`` was last compared with: a stored object never changes, and a
+        # write that keeps them (a status write) shares the list, so the same list needs no comparison.
+        self.raw_owners: Any = None
         self.deleting = False
         self.foreground = False  # deleting, waiting for its blocking dependents
         self.orphan = False  # deleting, orphaning its dependents
@@ -159,8 +162,18 @@ class GarbageCollector(Controller):
             identity = (obj.get("apiVersion") or "", obj.get("kind") or "", meta.get("namespace") or "",
                         meta.get("name") or "")
             node = self._nodes[uid] = _Node(identity)
-        refs = tuple(_Ref(r) for r in meta.get("ownerReferences") or [] if isinstance(r, dict) and r.get("uid"))
-        if fresh or _ref_keys(refs) != _ref_keys(node.owners):
+        raw_refs = meta.get("ownerReferences") or ()
+        refs: tuple[_Ref, ...]
+        if not raw_refs:
+            refs = ()
+        elif raw_refs is node.raw_owners:
+            refs = node.owners  # the very list compared last time: the same references
+        else:
+            refs = tuple(_Ref(r) for r in raw_refs if isinstance(r, dict) and r.get("uid"))
+        node.raw_owners = raw_refs
+        # No owners before or now (most events), or the same ones, leaves nothing to compare.
+        if fresh or (refs is not node.owners and (refs or node.owners)
+                     and _ref_keys(refs) != _ref_keys(node.owners)):
             before = {r.uid: r for r in node.owners}
             after = {r.uid: r for r in refs}
             for owner_uid, ref in before.items():

@@ -34,7 +34,6 @@ from harness.kube.names.events import (
     SUCCESSFUL_CREATE,
     SUCCESSFUL_DELETE,
 )
-from harness.kube.ownerrefs import controller_of
 from harness.kube.selectors import LabelSelector, label_selector_from_dict
 from harness.world.kubelet import pod_condition, pod_is_terminal
 
@@ -47,6 +46,14 @@ BURST_REPLICAS = 500
 POD_DELETION_COST_ANNOTATION = "controller.kubernetes.io/pod-deletion-cost"
 
 PodKey = tuple[str, str]
+
+
+def _controller_ref(obj: dict[str, Any]) -> dict[str, Any] | None:
+    """``controller_of`` without its copies, for reading: the stored object's own controller reference."""
+    for ref in (obj.get("metadata") or {}).get("ownerReferences") or ():
+        if ref.get("controller"):
+            return ref  # type: ignore[no-any-return]
+    return None
 
 
 
@@ -142,10 +149,8 @@ class ReplicaSetController(Controller):
             self._selectors[meta["uid"]] = self._parse_selector(rs)
         return (Request(*key),)
 
-    def _index(self, key: PodKey, pod: dict[str, Any] | None, add: bool) -> None:
-        if pod is None:
-            return
-        ref = controller_of(pod)
+    def _index_under(self, key: PodKey, ref: dict[str, Any] | None, add: bool) -> None:
+        """File (or unfile) a pod under its controller's uid (``ref``), or as an orphan of its namespace."""
         bucket = self._owned.setdefault(ref["uid"], set()) if ref else self._orphans.setdefault(key[0], set())
         if add:
             bucket.add(key)
@@ -156,26 +161,29 @@ class ReplicaSetController(Controller):
         meta = pod["metadata"]
         key = (meta.get("namespace") or "", meta["name"])
         old = self._pods.get(key)
-        self._index(key, old, add=False)
+        # Each version's controller reference, read once (stored objects never change).
+        old_ref = _controller_ref(old) if old is not None else None
+        ref = _controller_ref(pod)
+        if old is not None:
+            self._index_under(key, old_ref, add=False)
         if event == "DELETED":
             self._pods.pop(key, None)
             self._facts.pop(key, None)
         else:
             self._pods[key] = pod
-            self._index(key, pod, add=True)
+            self._index_under(key, ref, add=True)
             labels = meta.get("labels") or {}
             facts = _PodFacts(is_pod_active(pod), pod_ready_since(pod), labels)
-            ref = controller_of(pod)
             selector = self._selectors.get(ref["uid"]) if ref else None
             if selector is not None:
                 facts.matches = selector.matches(labels)
             self._facts[key] = facts
         requests = []
-        for obj in (old, pod):
-            ref = controller_of(obj) if obj is not None else None
-            if ref is not None and ref.get("kind") == self.kind and ref.get("apiVersion") == self.api_version:
-                requests.append(Request(key[0], ref.get("name", "")))
-        if controller_of(pod) is None and event != "DELETED":
+        for controller in (old_ref, ref):
+            if (controller is not None and controller.get("kind") == self.kind
+                    and controller.get("apiVersion") == self.api_version):
+                requests.append(Request(key[0], controller.get("name", "")))
+        if ref is None and event != "DELETED":
             labels = meta.get("labels") or {}
             for rs_key, rs in self._sets.items():
                 selector = self._selectors.get(rs["metadata"]["uid"])
