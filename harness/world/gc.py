@@ -155,7 +155,7 @@ class GarbageCollector(Controller):
                     if owner is not None and owner.foreground:
                         out.add(ref.uid)
             out.update(self._dependents.get(uid, ()))
-            return [Request("", u) for u in out]
+            return [Request("", u) for u in sorted(out)]  # sorted: the same queue order whatever the hash seed
         node = self._nodes.get(uid)
         fresh = node is None
         if node is None:
@@ -199,7 +199,7 @@ class GarbageCollector(Controller):
         if orphan and not node.orphan:
             out.add(uid)
         node.deleting, node.foreground, node.orphan = deleting, foreground, orphan
-        return [Request("", u) for u in out]
+        return [Request("", u) for u in sorted(out)]
 
     def _needs_attention(self, node: _Node, ref: _Ref) -> bool:
         """Whether a new reference must be checked: its owner is unknown, deleting in the foreground,
