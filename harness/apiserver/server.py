@@ -312,13 +312,16 @@ class APIServer:
         dry_run: bool = False,
         user: str = "admin",
         field_manager: str | None = None,
-    ) -> dict[str, Any]:
+        answer: bool = True,
+    ) -> dict[str, Any] | None:
         """Create an object (201). Sets uid, creationTimestamp, resourceVersion, generation and
         the kind's defaults; resolves generateName; rejects duplicates, missing or terminating
         namespaces and invalid objects without writing anything. ``field_manager`` (default: the
-        user) gets the ``Update`` managedFields entry for everything the object holds."""
+        user) gets the ``Update`` managedFields entry for everything the object holds.
+        ``answer`` false: the caller (in-process) does not read the created object, so no copy
+        is made of it and None is returned; the write itself is the same."""
         return self._create(rt, namespace, body, dry_run=dry_run, user=user,
-                            manager=_manager(field_manager, user), applied=None)
+                            manager=_manager(field_manager, user), applied=None, answer=answer)
 
     def _create(
         self,
@@ -330,7 +333,8 @@ class APIServer:
         user: str,
         manager: str,
         applied: list[dict[str, Any]] | None,
-    ) -> dict[str, Any]:
+        answer: bool = True,
+    ) -> dict[str, Any] | None:
         # ``applied``: the managedFields of an apply that creates the object (its Apply entry
         # owns the configuration only, not the defaults the server adds).
         obj = self._check_body(rt, body, namespace)
@@ -378,12 +382,12 @@ class APIServer:
         else:
             meta.pop("managedFields", None)
         if dry_run:
-            return self._out(rt, obj)
+            return self._out(rt, obj) if answer else None
         limits.fit(obj)  # before the resourceVersion moves: a refused write leaves no trace
         meta["resourceVersion"] = self.store.next_rv()
         self.store.put(skey, (ns, meta["name"]), obj)
         self._record("create", rt, ns, meta["name"], user, 201, None, obj)
-        return self._out(rt, obj)
+        return self._out(rt, obj) if answer else None
 
     # -- read --------------------------------------------------------------------------------------
 
@@ -537,10 +541,12 @@ class APIServer:
         dry_run: bool = False,
         user: str = "admin",
         field_manager: str | None = None,
-    ) -> dict[str, Any]:
+        answer: bool = True,
+    ) -> dict[str, Any] | None:
         """Replace an object (PUT). A stale resourceVersion is a 409; custom resources need one.
         The main resource ignores ``status``; ``/status`` ignores everything but ``status``.
-        ``field_manager`` (default: the user) owns what the update changed."""
+        ``field_manager`` (default: the user) owns what the update changed. ``answer`` false:
+        None instead of a copy of the written object (for an in-process caller that discards it)."""
         status_of = None
         if subresource in STATUS_LIKE_SUBRESOURCES and not conversion.converts(rt) and not self._mutating_admission(rt):
             # Only the body's status is kept: what it repeats of the stored object is not decoded again.
@@ -565,7 +571,7 @@ class APIServer:
                 )],
             )
         return self.commit_update(rt, old, new, subresource=subresource, dry_run=dry_run, user=user, verb="update",
-                                   manager=_manager(field_manager, user))
+                                   manager=_manager(field_manager, user), answer=answer)
 
     def commit_update(
         self,
@@ -579,11 +585,14 @@ class APIServer:
         verb: str,
         manager: str,
         applied: list[dict[str, Any]] | None = None,
-    ) -> dict[str, Any]:
+        answer: bool = True,
+    ) -> dict[str, Any] | None:
         """Write ``new`` over the stored ``old`` as an update does after reading the body: status
         separation, generation, validation, admission, managedFields, no-op and dry-run handling,
         finalization. ``applied``: managedFields already computed (an apply, the scale
-        subresource); otherwise the write records an Update entry for ``manager``."""
+        subresource); otherwise the write records an Update entry for ``manager``. ``answer``
+        false: None instead of the object as the client sees it (no copy for nobody); a write
+        that removes the object still answers as a delete does."""
         meta_old = old["metadata"]
         if subresource in STATUS_LIKE_SUBRESOURCES:
             if self._mutating_admission(rt):
@@ -639,9 +648,10 @@ class APIServer:
         else:
             meta.pop("managedFields", None)
         if new == old:
-            return self._out(rt, old)  # a no-op write changes nothing, not even the resourceVersion
+            # A no-op write changes nothing, not even the resourceVersion.
+            return self._out(rt, old) if answer else None
         if dry_run:
-            return self._out(rt, new)
+            return self._out(rt, new) if answer else None
         if self._finalized(rt, new):
             return self._remove(rt, old, new, user=user, verb=verb, subresource=subresource)
         limits.fit(new, retry_without_managed_fields=verb != "apply")
@@ -649,7 +659,7 @@ class APIServer:
         key = ((meta.get("namespace") or "") if rt.namespaced else "", meta["name"])
         self.store.put(self.skey(rt), key, new)
         self._record(verb, rt, key[0], key[1], user, 200, old, new, subresource)
-        return self._out(rt, new)
+        return self._out(rt, new) if answer else None
 
     @staticmethod
     def _generation_changes(rt: ResourceType, old: dict[str, Any], new: dict[str, Any]) -> bool:
@@ -1035,10 +1045,11 @@ class APIServer:
         return self._out(rt, new) if answer else None
 
     def update_status(
-        self, rt: ResourceType, namespace: str | None, name: str, obj: dict[str, Any], *, user: str = "admin"
-    ) -> dict[str, Any]:
-        """A status-only update (``PUT <resource>/status``) of ``obj``."""
-        return self.update(rt, namespace, name, obj, subresource="status", user=user)
+        self, rt: ResourceType, namespace: str | None, name: str, obj: dict[str, Any], *, user: str = "admin",
+        answer: bool = True,
+    ) -> dict[str, Any] | None:
+        """A status-only update (``PUT <resource>/status``) of ``obj``; ``answer`` as :meth:`update`."""
+        return self.update(rt, namespace, name, obj, subresource="status", user=user, answer=answer)
 
     def delete_dry_run(
         self, rt: ResourceType, namespace: str | None, name: str, options: dict[str, Any], *, user: str = "admin"

@@ -197,8 +197,9 @@ def _add_condition_and_delete(
     if not _is_dry_run(options):
         latest = server.present(builtins.POD, _preflight(server, namespace, name, options, user))
         _set_disruption_target(latest, server.now())
-        updated = server.update_status(builtins.POD, namespace, name, latest, user=user)
-        if _rv_precondition(options) is not None:
+        wants_rv = _rv_precondition(options) is not None
+        updated = server.update_status(builtins.POD, namespace, name, latest, user=user, answer=wants_rv)
+        if updated is not None:
             # The status write moved the resourceVersion; the delete must expect the new one.
             options = _with_rv_precondition(options, updated["metadata"]["resourceVersion"])
     server.delete(builtins.POD, namespace, name, options, user=user)
@@ -268,7 +269,7 @@ def _check_and_decrement(
     disrupted = dict(status.get("disruptedPods") or {})
     disrupted[pod_name] = now
     status["disruptedPods"] = disrupted
-    server.update_status(builtins.POD_DISRUPTION_BUDGET, namespace, name, pdb, user=LOOPBACK_USER)
+    server.update_status(builtins.POD_DISRUPTION_BUDGET, namespace, name, pdb, user=LOOPBACK_USER, answer=False)
 
 
 def _spend_budget(
