@@ -95,3 +95,4 @@ def test_only_a_client_that_can_skip_answers_is_told_to() -> None:
     _world, client = _client()
     assert answers_optional(client) and unanswered(client) == {"answer": False}
     assert not answers_optional(HttpClient) and unanswered(HttpClient) == {}  # type: ignore[arg-type]
+

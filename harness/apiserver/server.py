@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import gc
 import json
 import logging
 import random
@@ -77,6 +78,22 @@ WriteHook = Callable[[str, ResourceType, dict[str, Any] | None, dict[str, Any] |
 DeletePreparer = Callable[[ResourceType, dict[str, Any]], dict[str, Any] | None]
 
 
+# Python's cyclic garbage collector runs a pass every 700 net allocations of containers (its default
+# threshold). A write allocates hundreds of dicts and lists (the decoded body, its managedFields,
+# watch events) and most of them live on in the store, so each write paid for several passes that
+# found little: a fifth of the CPU of a 1,000-Pod drain. Passes every 10,000 allocations still
+# reclaim cycles (watches, closures) steadily; objects of the API form none.
+PYTHON_GC_THRESHOLD = (700, 10, 10)
+SERVER_GC_THRESHOLD = (10_000, 10, 10)
+
+
+def relax_garbage_collector() -> None:
+    """Run the cyclic collector less often (:data:`SERVER_GC_THRESHOLD`), once per process, unless
+    the process chose its own thresholds (only Python's defaults are changed)."""
+    if gc.get_threshold() == PYTHON_GC_THRESHOLD:
+        gc.set_threshold(*SERVER_GC_THRESHOLD)
+
+
 def _suffix() -> str:
     # The apiserver's generateName suffix: 5 characters from a consonant-and-digit alphabet.
     return "".join(random.choice("bcdfghjklmnpqrstvwxz2456789") for _ in range(5))
@@ -117,6 +134,7 @@ class APIServer:
         history: int | None = None,
         history_bytes: int | None = None,
     ) -> None:
+        relax_garbage_collector()
         self.name = name
         self.clock = clock
         self.store = Store(history_bytes=history_bytes) if history is None else Store(history, history_bytes)
