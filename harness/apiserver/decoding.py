@@ -451,7 +451,7 @@ def _decode_memo(value: Any, node: _Node, struct: str, walk: _Walk) -> Any:
     except TypeError:  # not plain JSON (an integer beyond 64 bits, a key that is no string)
         return _decode(value, node, struct, walk)
     found = _MEMO.get(key)
-    if found is not None:
+    if found is not None and found[0] == value:
         return clone(found[1])
     unknown = len(walk.unknown)
     decoded = _decode(value, node, struct, walk)
