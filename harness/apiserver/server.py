@@ -122,6 +122,17 @@ def _meta(obj: dict[str, Any]) -> dict[str, Any]:
     return meta if isinstance(meta, dict) else {}
 
 
+def _replacement(stored: dict[str, Any]) -> dict[str, Any]:
+    """A new version of a stored object that a write changes only in its metadata's own fields: a
+    write replaces a stored object and never changes it, so the rest is shared with it rather than
+    copied; the metadata is a dict of its own (the finalizers a list of their own)."""
+    out = dict(stored)
+    meta = out["metadata"] = dict(stored["metadata"])
+    if isinstance(meta.get("finalizers"), list):
+        meta["finalizers"] = list(meta["finalizers"])
+    return out
+
+
 class APIServer:
     """The API of one cluster: resources, objects, watches, admission and the audit trail."""
 
@@ -895,7 +906,7 @@ class APIServer:
             code, body = self._remove_now(rt, stored, dry_run=dry_run, user=user,
                                           return_object=(rt.group, rt.plural) in RETURNS_DELETED_OBJECT)
             return code, body
-        marked = clone(base)
+        marked = _replacement(base)
         mmeta = marked["metadata"]
         mmeta["deletionTimestamp"] = self.clock.isoformat(self.clock.now() + grace)
         mmeta["deletionGracePeriodSeconds"] = grace
@@ -904,9 +915,9 @@ class APIServer:
         if rt.has_generation and mmeta.get("generation"):
             mmeta["generation"] += 1
         if is_namespace:
-            marked.setdefault("status", {})["phase"] = "Terminating"
+            marked["status"] = {**(marked.get("status") or {}), "phase": "Terminating"}
         if dry_run:
-            return 200, self._out(rt, marked, shared=True)  # nothing else holds ``marked``: no second copy
+            return 200, self._out(rt, marked)
         limits.fit(marked)
         mmeta["resourceVersion"] = self.store.next_rv()
         key = self._key(rt, mmeta.get("namespace"), name)
@@ -942,7 +953,7 @@ class APIServer:
         if not finalizers and not pending_namespace and (grace == 0 or current_grace == 0):
             return self._remove_now(rt, stored, dry_run=dry_run, user=user,
                                     return_object=(rt.group, rt.plural) in RETURNS_DELETED_OBJECT)
-        changed = clone(stored)
+        changed = _replacement(stored)
         cmeta = changed["metadata"]
         if finalizers != list(meta.get("finalizers") or []):
             cmeta["finalizers"] = finalizers
@@ -986,7 +997,7 @@ class APIServer:
         subresource: str,
         return_raw: bool = False,
     ) -> dict[str, Any]:
-        obj = clone(final if final is not None else old)
+        obj = _replacement(final if final is not None else old)
         obj["metadata"]["resourceVersion"] = self.store.next_rv()
         key = self._key(rt, obj["metadata"].get("namespace"), obj["metadata"]["name"])
         self.store.remove(self.skey(rt), key, obj)
@@ -1024,16 +1035,20 @@ class APIServer:
         replaces a stored object and never changes it, so it is a safe ``old`` for :meth:`write`."""
         return self._get_stored(rt, namespace, name)
 
-    def present(self, rt: ResourceType, obj: dict[str, Any]) -> dict[str, Any]:
-        """A stored-form object as a client sees it (a copy at the resource's apiVersion)."""
-        return self._out(rt, obj)
+    def present(self, rt: ResourceType, obj: dict[str, Any], *, shared: bool = False) -> dict[str, Any]:
+        """A stored-form object as a client sees it (a copy at the resource's apiVersion).
+        ``shared``: a shallow view whose nested values are the stored object's (see :meth:`_out`)."""
+        return self._out(rt, obj, shared=shared)
 
     def select(
-        self, rt: ResourceType, namespace: str | None, predicate: Callable[[dict[str, Any]], bool]
+        self, rt: ResourceType, namespace: str | None, predicate: Callable[[dict[str, Any]], bool], *,
+        copy: bool = True,
     ) -> list[dict[str, Any]]:
         """Copies of the stored objects of ``rt`` in ``namespace`` for which ``predicate`` holds
-        (it sees the stored objects: it must not change them)."""
-        return [clone(obj) for obj in self.store.items(self.skey(rt), namespace) if predicate(obj)]
+        (it sees the stored objects: it must not change them). ``copy`` false: the stored objects
+        themselves, for reading only (as :meth:`stored_view`)."""
+        found = [obj for obj in self.store.items(self.skey(rt), namespace) if predicate(obj)]
+        return [clone(obj) for obj in found] if copy else found
 
     def write(
         self,

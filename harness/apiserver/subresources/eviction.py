@@ -47,6 +47,7 @@ from harness.kube.names.core import (
     POD_SUCCEEDED,
 )
 from harness.kube.names.policy import PDB_VIOLATION_MESSAGE, POLICY_GROUP, POLICY_V1
+from harness.kube.objects import clone
 
 # -- Eviction API facts (policy/v1, eviction.go) ------------------------------------------------------
 
@@ -185,8 +186,19 @@ def _still_processing(pdb_name: str) -> errors.StatusError:
 
 def _matching_pdbs(server: APIServer, pod: dict[str, Any]) -> list[dict[str, Any]]:
     labels = pod["metadata"].get("labels") or {}
-    return server.select(builtins.POD_DISRUPTION_BUDGET, pod["metadata"].get("namespace"),
-                         lambda pdb: pdb_selects(pdb, labels))
+    # Most evictions of a drain are refused by the budget, writing nothing: each budget is the
+    # stored one with a status of its own (all that spending it changes), not a whole copy.
+    return [_with_own_status(pdb) for pdb in server.select(
+        builtins.POD_DISRUPTION_BUDGET, pod["metadata"].get("namespace"), lambda pdb: pdb_selects(pdb, labels),
+        copy=False,
+    )]
+
+
+def _with_own_status(stored: dict[str, Any]) -> dict[str, Any]:
+    out = dict(stored)
+    if "status" in stored:
+        out["status"] = clone(stored["status"])
+    return out
 
 
 def _add_condition_and_delete(
@@ -195,7 +207,9 @@ def _add_condition_and_delete(
     """``addConditionAndDeletePod``: a status update adding DisruptionTarget (checked against the
     delete preconditions first), then the DELETE; on a dry run only the DELETE (which writes nothing)."""
     if not _is_dry_run(options):
-        latest = server.present(builtins.POD, _preflight(server, namespace, name, options, user))
+        # The pod as a client sees it; the condition below changes only its status (its own copy).
+        latest = _with_own_status(server.present(builtins.POD, _preflight(server, namespace, name, options, user),
+                                                 shared=True))
         _set_disruption_target(latest, server.now())
         wants_rv = _rv_precondition(options) is not None
         updated = server.update_status(builtins.POD, namespace, name, latest, user=user, answer=wants_rv)
