@@ -96,3 +96,21 @@ def test_only_a_client_that_can_skip_answers_is_told_to() -> None:
     assert answers_optional(client) and unanswered(client) == {"answer": False}
     assert not answers_optional(HttpClient) and unanswered(HttpClient) == {}  # type: ignore[arg-type]
 
+
+
+def test_a_delete_that_wants_no_answer_deletes_as_an_answered_one() -> None:
+    world, client = _client()
+    for name in ("a", "b"):
+        pod = _pod(name)
+        pod["metadata"]["finalizers"] = ["example.com/hold"]
+        client.create(pod)
+    answered = client.delete("v1", "Pod", "a", "default")
+    assert client.delete("v1", "Pod", "b", "default", answer=False) is None
+    assert answered is not None and "deletionTimestamp" in answered["metadata"]
+    stored_b = client.get("v1", "Pod", "b", "default")
+    assert _without_identity(stored_b) == _without_identity(answered)
+    with pytest.raises(StatusError) as conflict:
+        client.delete("v1", "Pod", "b", "default", preconditions={"uid": "other"}, answer=False)
+    assert conflict.value.code == 409
+    deletes = [r.name for r in world.audit if r.verb == "delete" and r.resource == "pods"]
+    assert deletes == ["a", "b"]

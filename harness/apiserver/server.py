@@ -829,8 +829,10 @@ class APIServer:
         options: dict[str, Any] | None = None,
         *,
         user: str = "admin",
-    ) -> tuple[int, dict[str, Any]]:
-        """Delete per ``DeleteOptions``; returns (HTTP code, body).
+        answer: bool = True,
+    ) -> tuple[int, dict[str, Any] | None]:
+        """Delete per ``DeleteOptions``; returns (HTTP code, body). ``answer`` false: the body is
+        None (an in-process caller that discards it: no copy of the object is made for it).
 
         Pods are deleted gracefully (deletionTimestamp = now + grace, kept until the kubelet
         finishes; immediate when unscheduled or terminal); objects with finalizers, or deleted
@@ -897,15 +899,16 @@ class APIServer:
             finalizers.remove(ORPHAN_FINALIZER)
         pending_namespace = is_namespace and bool((stored.get("spec") or {}).get("finalizers"))
         if meta.get("deletionTimestamp"):
-            code, body = self._delete_again(rt, stored, grace, finalizers, is_pod, pending_namespace, dry_run, user)
+            code, body = self._delete_again(rt, stored, grace, finalizers, is_pod, pending_namespace, dry_run, user,
+                                            answer)
             survived = self.store.get(self.skey(rt), self._key(rt, namespace, name)) is not None
             if survived and opts.get("orphanDependents") is False:
                 code = 202  # handlers/delete.go: not deleted at once, cascading asked the legacy way
-            return code, body
+            return code, body if answer else None
         if not finalizers and not grace and not pending_namespace:
             code, body = self._remove_now(rt, stored, dry_run=dry_run, user=user,
-                                          return_object=(rt.group, rt.plural) in RETURNS_DELETED_OBJECT)
-            return code, body
+                                          return_object=answer and (rt.group, rt.plural) in RETURNS_DELETED_OBJECT)
+            return code, body if answer else None
         marked = _replacement(base)
         mmeta = marked["metadata"]
         mmeta["deletionTimestamp"] = self.clock.isoformat(self.clock.now() + grace)
@@ -917,14 +920,14 @@ class APIServer:
         if is_namespace:
             marked["status"] = {**(marked.get("status") or {}), "phase": "Terminating"}
         if dry_run:
-            return 200, self._out(rt, marked)
+            return 200, self._out(rt, marked) if answer else None
         limits.fit(marked)
         mmeta["resourceVersion"] = self.store.next_rv()
         key = self._key(rt, mmeta.get("namespace"), name)
         self.store.put(self.skey(rt), key, marked)
         self._record("delete", rt, key[0], name, user, 200, stored, marked)
         code = 202 if opts.get("orphanDependents") is False else 200
-        return code, self._out(rt, marked)
+        return code, self._out(rt, marked) if answer else None
 
     def _pod_grace(self, pod: dict[str, Any], requested: int | None) -> int:
         spec = pod.get("spec") or {}
@@ -946,13 +949,14 @@ class APIServer:
         pending_namespace: bool,
         dry_run: bool,
         user: str,
-    ) -> tuple[int, dict[str, Any]]:
+        answer: bool = True,
+    ) -> tuple[int, dict[str, Any] | None]:
         """A DELETE on an object that is already deleting: it may only shorten the grace period."""
         meta = stored["metadata"]
         current_grace = meta.get("deletionGracePeriodSeconds") or 0
         if not finalizers and not pending_namespace and (grace == 0 or current_grace == 0):
             return self._remove_now(rt, stored, dry_run=dry_run, user=user,
-                                    return_object=(rt.group, rt.plural) in RETURNS_DELETED_OBJECT)
+                                    return_object=answer and (rt.group, rt.plural) in RETURNS_DELETED_OBJECT)
         changed = _replacement(stored)
         cmeta = changed["metadata"]
         if finalizers != list(meta.get("finalizers") or []):
@@ -962,13 +966,13 @@ class APIServer:
             cmeta["deletionTimestamp"] = self.clock.isoformat(deadline)
             cmeta["deletionGracePeriodSeconds"] = grace
         if changed == stored or dry_run:
-            return 200, self._out(rt, changed)
+            return 200, self._out(rt, changed) if answer else None
         limits.fit(changed)
         cmeta["resourceVersion"] = self.store.next_rv()
         key = self._key(rt, cmeta.get("namespace"), cmeta["name"])
         self.store.put(self.skey(rt), key, changed)
         self._record("delete", rt, key[0], key[1], user, 200, stored, changed)
-        return 200, self._out(rt, changed)
+        return 200, self._out(rt, changed) if answer else None
 
     def _remove_now(
         self, rt: ResourceType, stored: dict[str, Any], *, dry_run: bool, user: str, return_object: bool
@@ -1018,7 +1022,8 @@ class APIServer:
         listed = self.list(rt, namespace, label_selector=label_selector, field_selector=field_selector)
         for item in listed["items"]:
             try:
-                self.delete(rt, item["metadata"].get("namespace"), item["metadata"]["name"], options, user=user)
+                self.delete(rt, item["metadata"].get("namespace"), item["metadata"]["name"], options, user=user,
+                            answer=False)
             except errors.StatusError as err:
                 if err.code != 404:
                     raise
@@ -1086,10 +1091,11 @@ class APIServer:
 
     def delete_dry_run(
         self, rt: ResourceType, namespace: str | None, name: str, options: dict[str, Any], *, user: str = "admin"
-    ) -> tuple[int, dict[str, Any]]:
+    ) -> int:
         """Everything a DELETE with ``options`` checks (preconditions, options, admission), writing
-        nothing: a subresource's way to know a later delete will pass before its first write."""
-        return self.delete(rt, namespace, name, {**options, "dryRun": ["All"]}, user=user)
+        nothing: a subresource's way to know a later delete will pass before its first write.
+        Returns the code the DELETE would answer (no body is made)."""
+        return self.delete(rt, namespace, name, {**options, "dryRun": ["All"]}, user=user, answer=False)[0]
 
 
 def _single_equality(field_selector: str | None, names: tuple[str, ...]) -> str | None:

@@ -4,7 +4,7 @@ Like Starlette's ``TestClient`` it is a first-class implementation of the client
 request goes through the same API semantics as over HTTP; only the transport is missing. Results
 are copies, so callers never share state with the store.
 
-A write may be told ``answer=False`` (``create``, ``update``, ``update_status``): the caller does
+A write may be told ``answer=False`` (``create``, ``update``, ``update_status``, ``delete``): the caller does
 not read what the server answers (a simulator writing a status it already knows), so the server
 makes no copy of the written object for it and the call returns None. The write, its audit record,
 its watch events and its errors are exactly those of the same call with an answer.
@@ -212,13 +212,14 @@ class InProcessClient:
         grace_period_seconds: int | None = None,
         preconditions: dict[str, str] | None = None,
         dry_run: bool = False,
-    ) -> dict[str, Any]:
+        answer: bool = True,
+    ) -> dict[str, Any] | None:
         options = delete_options_body(propagation_policy=propagation_policy,
                                       grace_period_seconds=grace_period_seconds, preconditions=preconditions,
                                       dry_run=dry_run)
         rt = self._rt(api_version, kind)
         self._fault("delete", rt, namespace, name)
-        _, body = self._server.delete(rt, namespace, name, options, user=self.user)
+        _, body = self._server.delete(rt, namespace, name, options, user=self.user, answer=answer)
         return body
 
     def evict(

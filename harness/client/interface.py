@@ -25,13 +25,13 @@ __all__ = [
 
 
 def answers_optional(client: Client) -> bool:
-    """Whether ``client``'s ``create``, ``update`` and ``update_status`` take ``answer=False`` (the
+    """Whether ``client``'s ``create``, ``update``, ``update_status`` and ``delete`` take ``answer=False`` (the
     in-process client: the caller does not read the written object, so none is copied for it)."""
     return bool(getattr(client, "answers_optional", False))
 
 
 def unanswered(client: Client) -> dict[str, Any]:
-    """The keyword arguments that tell ``client``'s ``create``, ``update`` or ``update_status`` the
+    """The keyword arguments that tell ``client``'s ``create``, ``update``, ``update_status`` or ``delete`` the
     caller discards the answer: ``{"answer": False}`` for a client that can skip it, else none
     (``client.update_status(obj, **unanswered(client))``)."""
     return {"answer": False} if answers_optional(client) else {}

@@ -186,9 +186,9 @@ def _still_processing(pdb_name: str) -> errors.StatusError:
 
 def _matching_pdbs(server: APIServer, pod: dict[str, Any]) -> list[dict[str, Any]]:
     labels = pod["metadata"].get("labels") or {}
-    # Most evictions of a drain are refused by the budget, writing nothing: each budget is the
-    # stored one with a status of its own (all that spending it changes), not a whole copy.
-    return [_with_own_status(pdb) for pdb in server.select(
+    # Most evictions of a drain are refused by the budget, writing nothing: each budget is a dict of
+    # its own over the stored one's values (read only), whose status is copied when it is spent.
+    return [dict(pdb) for pdb in server.select(
         builtins.POD_DISRUPTION_BUDGET, pod["metadata"].get("namespace"), lambda pdb: pdb_selects(pdb, labels),
         copy=False,
     )]
@@ -216,7 +216,7 @@ def _add_condition_and_delete(
         if updated is not None:
             # The status write moved the resourceVersion; the delete must expect the new one.
             options = _with_rv_precondition(options, updated["metadata"]["resourceVersion"])
-    server.delete(builtins.POD, namespace, name, options, user=user)
+    server.delete(builtins.POD, namespace, name, options, user=user, answer=False)
 
 
 def _preflight(server: APIServer, namespace: str, name: str, options: dict[str, Any], user: str) -> dict[str, Any]:
@@ -273,6 +273,7 @@ def _check_and_decrement(
         raise errors.too_many_requests(
             PDB_VIOLATION_MESSAGE, 0, [{"reason": DISRUPTION_BUDGET_CAUSE, "message": message}]
         )
+    status = pdb["status"] = clone(status)  # spent: from here on the status is changed, so it is copied
     status["disruptionsAllowed"] = allowed - 1
     now = server.now()
     if status["disruptionsAllowed"] == 0:
