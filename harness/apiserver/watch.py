@@ -63,6 +63,11 @@ class Watch:
         """Queue the event as this watcher sees it (after namespace and selector filtering)."""
         if self.closed:
             return
+        if self.namespace is None and self._matcher is None and obj is not None:
+            # Unfiltered (most watchers: informers of a whole resource): every object matches, so
+            # a change is MODIFIED when there was an old version, ADDED when there was none.
+            self._push(ADDED if event_type == MODIFIED and old is None else event_type, obj)
+            return
         now_matches = self._matches(obj)
         if event_type == DELETED:
             if now_matches or self._matches(old):
