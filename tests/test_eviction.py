@@ -3,6 +3,7 @@ code, reason, message, causes and Retry-After."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -460,3 +461,20 @@ def test_eviction_response_carries_no_retry_after_except_while_processing(
     world.set_enabled("disruption", False)
     client.patch(*PDB, "budget", {"spec": {"minAvailable": 0}}, namespace=DEFAULT_NAMESPACE)
     assert evict_error(client, "p0").headers == {"Retry-After": "10"}
+
+
+def test_an_eviction_leaves_the_versions_it_replaces_as_they_were(world: World, client: InProcessClient) -> None:
+    # The subresource reads the stored budget and pod without copying them: the versions it
+    # replaces (still in the watch history) must not change, whether the budget refuses or is spent.
+    make_pod(client, "a", node="node-1")
+    make_pod(client, "b", node="node-1")
+    make_pdb(client, "budget", {"minAvailable": 1})
+    world.settle()
+    store = world.management.store
+    pdb_before = store.get(("policy", "poddisruptionbudgets"), (DEFAULT_NAMESPACE, "budget"))
+    pod_before = store.get(("", "pods"), (DEFAULT_NAMESPACE, "a"))
+    snapshots = json.dumps([pdb_before, pod_before])
+    assert client.evict("a", DEFAULT_NAMESPACE) == SUCCESS
+    assert budget_refusal(evict_error(client, "b"))
+    assert json.dumps([pdb_before, pod_before]) == snapshots
+    assert "a" in pdb_status(client).get("disruptedPods", {})

@@ -403,3 +403,49 @@ def test_a_status_write_does_not_change_the_stored_version_it_replaces(server: A
     assert first.new["status"]["phase"] == "Running" and second.new["status"]["phase"] == "Succeeded"
     assert first.new["metadata"]["resourceVersion"] != second.new["metadata"]["resourceVersion"]
     assert first.old["spec"] == second.new["spec"]
+
+
+def _pod_with_spec(spec: Any) -> dict[str, Any]:
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}, "spec": spec}
+
+
+def test_a_pod_spec_decoded_again_is_a_fresh_equal_copy() -> None:
+    # A workload's Pods share their template's spec: the decoded spec is remembered, each write
+    # gets its own copy of it (which the server then defaults and stores).
+    spec = {"containers": [{"name": "c", "image": "i", "env": [{"name": "A", "value": "1"}],
+                            "ports": [{"containerPort": 80}]}], "terminationGracePeriodSeconds": 30}
+    first = decoding.decode(builtins.POD, _pod_with_spec(spec))
+    first["spec"]["containers"][0]["env"].append({"name": "B"})
+    first["spec"]["nodeName"] = "n"
+    second = decoding.decode(builtins.POD, _pod_with_spec(json.loads(json.dumps(spec))))
+    assert second["spec"] == spec
+    assert not set(_containers(second)) & set(_containers(first))
+
+
+@pytest.mark.parametrize(("again", "message"), [
+    ({"containers": [{"name": "c", "image": "i"}], "terminationGracePeriodSeconds": 30.0},
+     "json: cannot unmarshal number 30.0 into Go struct field PodSpec.spec.terminationGracePeriodSeconds of type "
+     "int64"),
+    ({"containers": [{"name": "c", "image": "i"}], "terminationGracePeriodSeconds": True},
+     "json: cannot unmarshal bool into Go struct field PodSpec.spec.terminationGracePeriodSeconds of type int64"),
+    ({"containers": ({"name": "c", "image": "i"},), "terminationGracePeriodSeconds": 30},
+     "json: cannot unmarshal object into Go struct field PodSpec.spec.containers of type []v1.Container"),
+])
+def test_a_pod_spec_like_a_decoded_one_is_still_refused_for_its_own_types(again: Any, message: str) -> None:
+    # 30, 30.0 and true are equal in Python, a tuple prints as the list it is not: none of them is
+    # taken for the spec decoded before.
+    decoding.decode(builtins.POD, _pod_with_spec({"containers": [{"name": "c", "image": "i"}],
+                                                  "terminationGracePeriodSeconds": 30}))
+    with pytest.raises(StatusError) as refused:
+        decoding.decode(builtins.POD, _pod_with_spec(again))
+    assert refused.value.code == 400
+    assert refused.value.status["message"].endswith(message)
+
+
+def test_an_unknown_field_in_a_pod_spec_is_reported_at_every_write() -> None:
+    spec = {"containers": [{"name": "c", "image": "i", "bogus": 1}]}
+    for _ in range(2):
+        with decoding.request_scope() as scope:
+            decoded = decoding.decode(builtins.POD, _pod_with_spec(json.loads(json.dumps(spec))))
+        assert scope.warnings == ['unknown field "spec.containers[0].bogus"']
+        assert decoded["spec"] == {"containers": [{"name": "c", "image": "i"}]}

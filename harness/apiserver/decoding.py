@@ -29,6 +29,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+import orjson
+
 from harness.apiserver import schemas
 from harness.apiserver.resources import ResourceType
 from harness.kube import errors
@@ -163,7 +165,8 @@ _SPECIAL = {schemas.INT_OR_STRING: _INT_OR_STRING, schemas.QUANTITY: _QUANTITY, 
 class _Node:
     """One schema node, compiled: its shape, its Go type's name, and its children."""
 
-    __slots__ = ("shape", "go", "struct", "required", "zero_struct", "_source", "_properties", "_item")
+    __slots__ = ("shape", "go", "struct", "required", "zero_struct", "low", "high", "memo", "_source",
+                 "_properties", "_item")
 
     def __init__(self, shape: int, go: str, source: dict[str, Any] | None = None, struct: str = "") -> None:
         self.shape = shape
@@ -175,6 +178,9 @@ class _Node:
         self.required: frozenset[str] = frozenset((source or {}).get("required") or ()) if shape == _STRUCT \
             else frozenset()
         self.zero_struct = False  # set on a property: null becomes {} (a required struct field)
+        # An integer's Go range (for the other shapes, an empty one: nothing is in it).
+        self.low, self.high = INT_RANGES.get(go, (0, -1)) if shape == _INTEGER else (0, -1)
+        self.memo = struct in _MEMO_STRUCTS
 
     @property
     def properties(self) -> dict[str, _Node]:
@@ -202,6 +208,14 @@ def _with_zero_struct(node: _Node) -> _Node:
     copy = _Node(node.shape, node.go, node._source, node.struct)
     copy.zero_struct = True
     return copy
+
+
+# Structs whose values repeat from write to write: a PodSpec is a workload's template, the same for
+# every Pod it creates. Their decoded values are remembered by their JSON (see _decode_memo).
+_MEMO_STRUCTS = frozenset({"PodSpec"})
+_MEMO_LIMIT = 256  # distinct values remembered per process (then forgotten all at once)
+# (id of the node, the value's JSON) -> (the value as given, its decoded form): private copies both.
+_MEMO: dict[tuple[int, bytes], tuple[Any, Any]] = {}
 
 
 _COMPILED: dict[int, _Node] = {}
@@ -348,14 +362,17 @@ def _decode(value: Any, node: _Node, struct: str, walk: _Walk) -> Any:
                 continue
             sub_shape = sub.shape
             item_class = item.__class__
-            if (sub_shape == _STRING and item_class is str) or (sub_shape == _BOOLEAN and item_class is bool):
-                out[key] = item  # the common leaves, without a call
+            # The common leaves, without a call: what they accept is exactly what the call would.
+            if (sub_shape == _STRING and item_class is str) or (sub_shape == _BOOLEAN and item_class is bool) \
+                    or (item_class is int and sub.low <= item <= sub.high) \
+                    or (sub_shape == _TIME and item_class is str and _RFC3339_RE.match(item)):
+                out[key] = item
                 continue
             if sub_shape == _ANY:
                 out[key] = clone(item)
                 continue
             path.append((key, True))
-            out[key] = _decode(item, sub, node.struct, walk)
+            out[key] = _decode_memo(item, sub, node.struct, walk) if sub.memo else _decode(item, sub, node.struct, walk)
             path.pop()
         return out
     if shape == _STRING:
@@ -421,6 +438,28 @@ def _decode(value: Any, node: _Node, struct: str, walk: _Walk) -> Any:
             raise DecodeError(f'parsing time "{value}" as "{RFC3339_LAYOUT}": cannot parse "{value}" as "2006"')
         return value
     return value  # an IntOrString holding a string
+
+
+def _decode_memo(value: Any, node: _Node, struct: str, walk: _Walk) -> Any:
+    """:func:`_decode` of a value seen before, remembered: a copy of the decoded value it had. Only
+    values that decoded without an error or an unknown field are remembered (the path of either
+    depends on where the value is), and a value is the one remembered when its JSON is the same
+    bytes (so ``1``, ``1.0`` and ``true`` differ) and Python finds it equal (so a tuple, or a NaN
+    that JSON would print as null, is not taken for the list or null it prints as)."""
+    try:
+        key = (id(node), orjson.dumps(value))
+    except TypeError:  # not plain JSON (an integer beyond 64 bits, a key that is no string)
+        return _decode(value, node, struct, walk)
+    found = _MEMO.get(key)
+    if found is not None and found[0] == value:
+        return clone(found[1])
+    unknown = len(walk.unknown)
+    decoded = _decode(value, node, struct, walk)
+    if len(walk.unknown) == unknown:
+        if len(_MEMO) >= _MEMO_LIMIT:
+            _MEMO.clear()
+        _MEMO[key] = (clone(value), clone(decoded))
+    return decoded
 
 
 # -- custom resources: structural pruning ----------------------------------------------------------

@@ -63,13 +63,10 @@ class Watch:
         """Queue the event as this watcher sees it (after namespace and selector filtering)."""
         if self.closed:
             return
-        if self.namespace is None and self._matcher is None:
-            # Every object matches (most watches: the world's controllers watch whole kinds), so the old
-            # object decides alone between MODIFIED and ADDED, as the general case below would.
-            if event_type in (DELETED, ADDED):
-                self._push(event_type, obj)
-            else:
-                self._push(MODIFIED if old is not None else ADDED, obj)
+        if self.namespace is None and self._matcher is None and obj is not None:
+            # Unfiltered (most watchers: informers of a whole resource): every object matches, so
+            # a change is MODIFIED when there was an old version, ADDED when there was none.
+            self._push(ADDED if event_type == MODIFIED and old is None else event_type, obj)
             return
         now_matches = self._matches(obj)
         if event_type == DELETED:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
-from harness.client.interface import Client
+from harness.client.interface import Client, unanswered
 from harness.clock import rfc3339
 from harness.kube.errors import StatusError
 
@@ -40,7 +40,7 @@ class EventRecorder:
             if existing is not None:
                 existing["count"] = int(existing.get("count") or 1) + 1
                 existing["lastTimestamp"] = now
-                self.client.update(existing)
+                self.client.update(existing, **unanswered(self.client))
                 return
             self.client.create({
                 "apiVersion": "v1",
@@ -62,6 +62,6 @@ class EventRecorder:
                 "firstTimestamp": now,
                 "lastTimestamp": now,
                 "count": 1,
-            })
+            }, **unanswered(self.client))
         except (StatusError, ConnectionError):
             pass  # events are best effort: a terminating namespace or a vanished cluster drops them

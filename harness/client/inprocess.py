@@ -3,6 +3,11 @@
 Like Starlette's ``TestClient`` it is a first-class implementation of the client interface: every
 request goes through the same API semantics as over HTTP; only the transport is missing. Results
 are copies, so callers never share state with the store.
+
+A write may be told ``answer=False`` (``create``, ``update``, ``update_status``, ``delete``): the caller does
+not read what the server answers (a simulator writing a status it already knows), so the server
+makes no copy of the written object for it and the call returns None. The write, its audit record,
+its watch events and its errors are exactly those of the same call with an answer.
 """
 
 from __future__ import annotations
@@ -58,6 +63,10 @@ class InProcessWatch:
 
 class InProcessClient:
     """A client of one cluster in this process."""
+
+    # Its writes take ``answer=False`` (see the module's docstring); code written for any client
+    # asks :func:`harness.client.interface.answers_optional` before passing it.
+    answers_optional = True
 
     def __init__(self, clusters: ClusterSet, cluster: str, user: str = "admin") -> None:
         self._clusters = clusters
@@ -129,38 +138,40 @@ class InProcessClient:
         )
         return InProcessWatch(watch)
 
-    def create(self, obj: dict[str, Any], *, dry_run: bool = False) -> dict[str, Any]:
+    def create(self, obj: dict[str, Any], *, dry_run: bool = False, answer: bool = True) -> dict[str, Any] | None:
         rt = self._rt_of(obj)
         meta = obj.get("metadata") or {}
         self._fault("create", rt, meta.get("namespace"), meta.get("name", ""))
-        return self._server.create(rt, meta.get("namespace"), obj, dry_run=dry_run, user=self.user)
+        return self._server.create(rt, meta.get("namespace"), obj, dry_run=dry_run, user=self.user, answer=answer)
 
-    def update(self, obj: dict[str, Any], *, dry_run: bool = False) -> dict[str, Any]:
+    def update(self, obj: dict[str, Any], *, dry_run: bool = False, answer: bool = True) -> dict[str, Any] | None:
         rt = self._rt_of(obj)
         meta = obj.get("metadata") or {}
         self._fault("update", rt, meta.get("namespace"), meta.get("name", ""))
         return self._server.update(rt, meta.get("namespace"), meta.get("name", ""), obj, dry_run=dry_run,
-                                   user=self.user)
+                                   user=self.user, answer=answer)
 
     def _subresource(
         self, rt: ResourceType, name: str, subresource: str, namespace: str | None, *, dry_run: bool = False,
-        field_manager: str | None = None, force: bool = False,
+        field_manager: str | None = None, force: bool = False, answer: bool = True,
     ) -> tuple[subresources.Subresource | None, SubresourceRequest]:
         """The subresource from the table (None when ``rt`` has none by that name) and the request to it."""
         request = SubresourceRequest(self._server, rt, namespace, name, user=self.user, dry_run=dry_run,
-                                     field_manager=field_manager, force=force)
+                                     field_manager=field_manager, force=force, answer=answer)
         return subresources.lookup(rt, subresource), request
 
-    def update_status(self, obj: dict[str, Any], *, dry_run: bool = False) -> dict[str, Any]:
+    def update_status(
+        self, obj: dict[str, Any], *, dry_run: bool = False, answer: bool = True
+    ) -> dict[str, Any] | None:
         rt = self._rt_of(obj)
         meta = obj.get("metadata") or {}
         self._fault("update", rt, meta.get("namespace"), meta.get("name", ""), "status")
         status, request = self._subresource(rt, meta.get("name", ""), "status", meta.get("namespace"),
-                                            dry_run=dry_run)
+                                            dry_run=dry_run, answer=answer)
         if status is None:
             # A kind without the subresource: the server's own 404 for it.
             return self._server.update(rt, meta.get("namespace"), meta.get("name", ""), obj, subresource="status",
-                                       dry_run=dry_run, user=self.user)
+                                       dry_run=dry_run, user=self.user, answer=answer)
         return status.update(request, obj)
 
     def patch(
@@ -201,13 +212,14 @@ class InProcessClient:
         grace_period_seconds: int | None = None,
         preconditions: dict[str, str] | None = None,
         dry_run: bool = False,
-    ) -> dict[str, Any]:
+        answer: bool = True,
+    ) -> dict[str, Any] | None:
         options = delete_options_body(propagation_policy=propagation_policy,
                                       grace_period_seconds=grace_period_seconds, preconditions=preconditions,
                                       dry_run=dry_run)
         rt = self._rt(api_version, kind)
         self._fault("delete", rt, namespace, name)
-        _, body = self._server.delete(rt, namespace, name, options, user=self.user)
+        _, body = self._server.delete(rt, namespace, name, options, user=self.user, answer=answer)
         return body
 
     def evict(

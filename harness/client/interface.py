@@ -18,16 +18,38 @@ __all__ = [
     "finalize_body",
     "find_in",
     "obj_ref",
+    "answers_optional",
+    "unanswered",
     "update_status_unless_gone",
 ]
 
 
-def update_status_unless_gone(client: Client, obj: dict[str, Any], status: dict[str, Any]) -> dict[str, Any] | None:
+def answers_optional(client: Client) -> bool:
+    """Whether ``client``'s ``create``, ``update``, ``update_status`` and ``delete`` take ``answer=False`` (the
+    in-process client: the caller does not read the written object, so none is copied for it)."""
+    return bool(getattr(client, "answers_optional", False))
+
+
+def unanswered(client: Client) -> dict[str, Any]:
+    """The keyword arguments that tell ``client``'s ``create``, ``update``, ``update_status`` or ``delete`` the
+    caller discards the answer: ``{"answer": False}`` for a client that can skip it, else none
+    (``client.update_status(obj, **unanswered(client))``)."""
+    return {"answer": False} if answers_optional(client) else {}
+
+
+def update_status_unless_gone(
+    client: Client, obj: dict[str, Any], status: dict[str, Any], *, answer: bool = True
+) -> dict[str, Any] | None:
     """Write ``status`` through the object's status subresource; None when the object is gone (404: a
-    controller acting on a cached copy lost the race with a deletion), any other error raised."""
+    controller acting on a cached copy lost the race with a deletion), any other error raised.
+    ``answer`` false: the caller does not read the result (always None then); a client that can
+    skip the answer (:func:`answers_optional`) is told so."""
     updated = dict(obj)
     updated["status"] = status
     try:
+        if not answer:
+            client.update_status(updated, **unanswered(client))
+            return None
         return client.update_status(updated)
     except ApiError as err:
         if err.code == 404:

@@ -49,9 +49,25 @@ def same_json(first: Any, second: Any) -> bool:
     """Whether two values are the same JSON, types included: Python's ``==`` takes ``1``, ``1.0`` and
     ``true`` for one another, JSON (and a Go client decoding it) does not. Data that is not plain JSON
     is never the same."""
+    if first is second:
+        # One value is the same JSON as itself when it is JSON at all: encode it once, not twice
+        # (a NaN is not equal to itself, so it is not the same either way).
+        return first == first and _is_json(first)  # noqa: PLR0124 - a NaN is not equal to itself
     if first != second:
         return False
     try:
-        return bool(orjson.dumps(first, option=_SORTED) == orjson.dumps(second, option=_SORTED))
+        # The same bytes in the same key order are the same JSON; otherwise the order may differ.
+        return orjson.dumps(first) == orjson.dumps(second) or bool(
+            orjson.dumps(first, option=_SORTED) == orjson.dumps(second, option=_SORTED)
+        )
     except TypeError:  # orjson.JSONEncodeError: a non-string key, an integer beyond 64 bits
         return False
+
+
+def _is_json(value: Any) -> bool:
+    """Whether orjson encodes ``value`` (what :func:`same_json` compares by)."""
+    try:
+        orjson.dumps(value)
+    except TypeError:  # orjson.JSONEncodeError
+        return False
+    return True

@@ -45,6 +45,7 @@ from harness.apiserver.pdb import (
     update_disruption_allowed_condition,
 )
 from harness.client import NORMAL, WARNING, ApiError, Client, Controller, EventRecorder, Request, Result, find_in
+from harness.client.interface import unanswered
 from harness.clock import parse_rfc3339, rfc3339
 from harness.kube.conditions import set_status_condition
 from harness.kube.groupversion import parse_group_version
@@ -505,7 +506,7 @@ class DisruptionController(Controller):
                           expectedPods=expected, conditions=list(status.get("conditions") or []))
         update_disruption_allowed_condition(new_status, rfc3339(now))
         pdb["status"] = new_status
-        self.client.update_status(pdb)
+        self.client.update_status(pdb, **unanswered(self.client))
 
     def _fail_safe(self, pdb: dict[str, Any], message: str) -> None:
         """``failSafe``: no disruptions allowed, DisruptionAllowed False/SyncFailed with the error."""
@@ -518,7 +519,7 @@ class DisruptionController(Controller):
         }, rfc3339(self.client.now()))
         status["conditions"] = conditions
         pdb["status"] = status
-        self.client.update_status(pdb)
+        self.client.update_status(pdb, **unanswered(self.client))
 
 
 def _parse_time(stamp: Any) -> float:

@@ -690,7 +690,7 @@ class Kubelet(Controller):
     # -- status documents --------------------------------------------------------------------------
 
     def _write_status(self, pod: dict[str, Any], status: dict[str, Any]) -> None:
-        update_status_unless_gone(self.client, pod, status)
+        update_status_unless_gone(self.client, pod, status, answer=False)
 
     def _pod_ip(self, pod: dict[str, Any], host_ip: str) -> str:
         if pod["spec"].get("hostNetwork"):

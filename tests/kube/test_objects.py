@@ -24,3 +24,15 @@ def test_same_json_tells_apart_what_python_takes_for_equal() -> None:
     assert not same_json([True], [1])
     assert not same_json({"a": 1}, {"a": 2})
     assert not same_json({1: "x"}, {1: "x"})  # not JSON: never the same
+
+
+def test_same_json_of_one_value_with_itself() -> None:
+    stored = {"spec": {"replicas": 1, "template": {"x": [1.5, None]}}}
+    assert same_json(stored, stored)
+    assert not same_json(float("nan"), float("nan"))
+    nan = float("nan")
+    assert not same_json(nan, nan)
+    big = [2**70]
+    assert not same_json(big, big)  # not JSON a Go client could decode as the same number
+    keyed = {1: "a"}
+    assert not same_json(keyed, keyed)

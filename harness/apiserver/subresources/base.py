@@ -32,6 +32,8 @@ class SubresourceRequest:
     # The manager a write is recorded under (None: the user; an apply without one is refused).
     field_manager: str | None = None
     force: bool = False
+    # False: an in-process caller that discards the written object (the write answers None).
+    answer: bool = True
 
 
 def _not_allowed() -> errors.StatusError:

@@ -47,6 +47,7 @@ from harness.kube.names.core import (
     POD_SUCCEEDED,
 )
 from harness.kube.names.policy import PDB_VIOLATION_MESSAGE, POLICY_GROUP, POLICY_V1
+from harness.kube.objects import clone
 
 # -- Eviction API facts (policy/v1, eviction.go) ------------------------------------------------------
 
@@ -185,8 +186,19 @@ def _still_processing(pdb_name: str) -> errors.StatusError:
 
 def _matching_pdbs(server: APIServer, pod: dict[str, Any]) -> list[dict[str, Any]]:
     labels = pod["metadata"].get("labels") or {}
-    return server.select(builtins.POD_DISRUPTION_BUDGET, pod["metadata"].get("namespace"),
-                         lambda pdb: pdb_selects(pdb, labels))
+    # Most evictions of a drain are refused by the budget, writing nothing: each budget is a dict of
+    # its own over the stored one's values (read only), whose status is copied when it is spent.
+    return [dict(pdb) for pdb in server.select(
+        builtins.POD_DISRUPTION_BUDGET, pod["metadata"].get("namespace"), lambda pdb: pdb_selects(pdb, labels),
+        copy=False,
+    )]
+
+
+def _with_own_status(stored: dict[str, Any]) -> dict[str, Any]:
+    out = dict(stored)
+    if "status" in stored:
+        out["status"] = clone(stored["status"])
+    return out
 
 
 def _add_condition_and_delete(
@@ -195,13 +207,16 @@ def _add_condition_and_delete(
     """``addConditionAndDeletePod``: a status update adding DisruptionTarget (checked against the
     delete preconditions first), then the DELETE; on a dry run only the DELETE (which writes nothing)."""
     if not _is_dry_run(options):
-        latest = server.present(builtins.POD, _preflight(server, namespace, name, options, user))
+        # The pod as a client sees it; the condition below changes only its status (its own copy).
+        latest = _with_own_status(server.present(builtins.POD, _preflight(server, namespace, name, options, user),
+                                                 shared=True))
         _set_disruption_target(latest, server.now())
-        updated = server.update_status(builtins.POD, namespace, name, latest, user=user)
-        if _rv_precondition(options) is not None:
+        wants_rv = _rv_precondition(options) is not None
+        updated = server.update_status(builtins.POD, namespace, name, latest, user=user, answer=wants_rv)
+        if updated is not None:
             # The status write moved the resourceVersion; the delete must expect the new one.
             options = _with_rv_precondition(options, updated["metadata"]["resourceVersion"])
-    server.delete(builtins.POD, namespace, name, options, user=user)
+    server.delete(builtins.POD, namespace, name, options, user=user, answer=False)
 
 
 def _preflight(server: APIServer, namespace: str, name: str, options: dict[str, Any], user: str) -> dict[str, Any]:
@@ -258,6 +273,7 @@ def _check_and_decrement(
         raise errors.too_many_requests(
             PDB_VIOLATION_MESSAGE, 0, [{"reason": DISRUPTION_BUDGET_CAUSE, "message": message}]
         )
+    status = pdb["status"] = clone(status)  # spent: from here on the status is changed, so it is copied
     status["disruptionsAllowed"] = allowed - 1
     now = server.now()
     if status["disruptionsAllowed"] == 0:
@@ -268,7 +284,7 @@ def _check_and_decrement(
     disrupted = dict(status.get("disruptedPods") or {})
     disrupted[pod_name] = now
     status["disruptedPods"] = disrupted
-    server.update_status(builtins.POD_DISRUPTION_BUDGET, namespace, name, pdb, user=LOOPBACK_USER)
+    server.update_status(builtins.POD_DISRUPTION_BUDGET, namespace, name, pdb, user=LOOPBACK_USER, answer=False)
 
 
 def _spend_budget(

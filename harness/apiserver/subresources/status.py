@@ -23,10 +23,10 @@ class _StatusLike(Subresource):
     def get(self, request: SubresourceRequest) -> dict[str, Any]:
         return request.server.get(request.rt, request.namespace, request.name)
 
-    def update(self, request: SubresourceRequest, body: Any) -> dict[str, Any]:
+    def update(self, request: SubresourceRequest, body: Any) -> dict[str, Any] | None:
         return request.server.update(
             request.rt, request.namespace, request.name, body, subresource=self.name, dry_run=request.dry_run,
-            user=request.user, field_manager=request.field_manager,
+            user=request.user, field_manager=request.field_manager, answer=request.answer,
         )
 
     def patch(self, request: SubresourceRequest, body: Any, patch_type: str) -> tuple[int, dict[str, Any]]:

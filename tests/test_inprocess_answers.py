@@ -1,0 +1,116 @@
+"""In-process writes that want no answer (``answer=False``): the caller discards the written object, so
+the server copies none for it; the write itself (object, resourceVersion, audit, watch events, errors)
+is the one the same call with an answer makes."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from harness.client import InProcessClient
+from harness.client.http import HttpClient
+from harness.client.interface import answers_optional, unanswered, update_status_unless_gone
+from harness.kube.errors import StatusError
+from harness.world.world import World
+
+_VOLATILE = ("name", "uid", "resourceVersion")
+
+
+def _client() -> tuple[World, InProcessClient]:
+    world = World()
+    return world, InProcessClient(world.clusters, world.management.name)
+
+
+def _pod(name: str) -> dict[str, Any]:
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": "default", "labels": {"a": "b"}},
+            "spec": {"containers": [{"name": "c", "image": "i", "ports": [{"containerPort": 80}]}]}}
+
+
+def _without_identity(obj: dict[str, Any]) -> dict[str, Any]:
+    meta = {k: v for k, v in obj["metadata"].items() if k not in _VOLATILE}
+    return {**obj, "metadata": meta}
+
+
+def test_a_create_that_wants_no_answer_returns_none_and_stores_the_same_object() -> None:
+    world, client = _client()
+    answered = client.create(_pod("a"))
+    assert client.create(_pod("b"), answer=False) is None
+    stored_b = client.get("v1", "Pod", "b", "default")
+    assert answered is not None
+    assert _without_identity(stored_b) == _without_identity(answered)
+    assert int(stored_b["metadata"]["resourceVersion"]) == int(answered["metadata"]["resourceVersion"]) + 1
+    creates = [r for r in world.audit if r.verb == "create" and r.resource == "pods"]
+    assert [r.name for r in creates] == ["a", "b"]
+
+
+def test_a_status_write_that_wants_no_answer_writes_and_notifies_as_an_answered_one() -> None:
+    _world, client = _client()
+    client.create(_pod("a"))
+    client.create(_pod("b"))
+    watch = client.watch("v1", "Pod", "default", resource_version=client.get("v1", "Pod", "b", "default")
+                         ["metadata"]["resourceVersion"])
+    results = []
+    for name, answer in (("a", True), ("b", False)):
+        pod = client.get("v1", "Pod", name, "default")
+        pod["status"] = {"phase": "Running", "podIP": "10.0.0.1", "conditions": [
+            {"type": "Ready", "status": "True", "lastProbeTime": None, "lastTransitionTime": "2024-01-01T00:00:00Z"}]}
+        results.append(client.update_status(pod, answer=answer))
+    assert results[0] is not None and results[1] is None
+    stored_b = client.get("v1", "Pod", "b", "default")
+    assert _without_identity(stored_b) == _without_identity(results[0])
+    events = watch.drain()
+    assert [(t, o["metadata"]["name"]) for t, o in events] == [("MODIFIED", "a"), ("MODIFIED", "b")]
+    assert events[1][1] == stored_b
+
+
+def test_a_write_that_wants_no_answer_fails_as_an_answered_one() -> None:
+    _world, client = _client()
+    client.create(_pod("a"))
+    stale = client.get("v1", "Pod", "a", "default")
+    client.update_status({**stale, "status": {"phase": "Running"}}, answer=False)
+    with pytest.raises(StatusError) as conflict:
+        client.update_status({**stale, "status": {"phase": "Failed"}}, answer=False)
+    assert conflict.value.code == 409
+    with pytest.raises(StatusError) as missing:
+        client.update({**_pod("gone"), "metadata": {"name": "gone", "namespace": "default"}}, answer=False)
+    assert missing.value.code == 404
+    with pytest.raises(StatusError) as invalid:
+        client.create({**_pod("x"), "spec": {"containers": []}}, answer=False)
+    assert invalid.value.code == 422
+    assert client.get("v1", "Pod", "a", "default")["status"]["phase"] == "Running"
+
+
+def test_update_status_unless_gone_without_an_answer_writes_and_tolerates_a_deleted_object() -> None:
+    _world, client = _client()
+    pod = client.create(_pod("a"))
+    assert pod is not None
+    assert update_status_unless_gone(client, pod, {"phase": "Running"}, answer=False) is None
+    assert client.get("v1", "Pod", "a", "default")["status"]["phase"] == "Running"
+    client.delete("v1", "Pod", "a", "default", grace_period_seconds=0)
+    assert update_status_unless_gone(client, pod, {"phase": "Failed"}, answer=False) is None
+
+
+def test_only_a_client_that_can_skip_answers_is_told_to() -> None:
+    _world, client = _client()
+    assert answers_optional(client) and unanswered(client) == {"answer": False}
+    assert not answers_optional(HttpClient) and unanswered(HttpClient) == {}  # type: ignore[arg-type]
+
+
+
+def test_a_delete_that_wants_no_answer_deletes_as_an_answered_one() -> None:
+    world, client = _client()
+    for name in ("a", "b"):
+        pod = _pod(name)
+        pod["metadata"]["finalizers"] = ["example.com/hold"]
+        client.create(pod)
+    answered = client.delete("v1", "Pod", "a", "default")
+    assert client.delete("v1", "Pod", "b", "default", answer=False) is None
+    assert answered is not None and "deletionTimestamp" in answered["metadata"]
+    stored_b = client.get("v1", "Pod", "b", "default")
+    assert _without_identity(stored_b) == _without_identity(answered)
+    with pytest.raises(StatusError) as conflict:
+        client.delete("v1", "Pod", "b", "default", preconditions={"uid": "other"}, answer=False)
+    assert conflict.value.code == 409
+    deletes = [r.name for r in world.audit if r.verb == "delete" and r.resource == "pods"]
+    assert deletes == ["a", "b"]
