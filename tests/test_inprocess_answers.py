@@ -10,7 +10,7 @@ import pytest
 
 from harness.client import InProcessClient
 from harness.client.http import HttpClient
-from harness.client.interface import answers_optional, unanswered, update_status_unless_gone
+from harness.client.interface import answers_optional, shared_reads, unanswered, update_status_unless_gone
 from harness.kube.errors import StatusError
 from harness.world.world import World
 
@@ -114,3 +114,41 @@ def test_a_delete_that_wants_no_answer_deletes_as_an_answered_one() -> None:
     assert conflict.value.code == 409
     deletes = [r.name for r in world.audit if r.verb == "delete" and r.resource == "pods"]
     assert deletes == ["a", "b"]
+
+
+def test_a_shared_read_answers_what_a_copying_read_answers() -> None:
+    _world, client = _client()
+    client.create(_pod("a"))
+    client.create(_pod("b"))
+    assert client.list("v1", "Pod", "default", shared=True) == client.list("v1", "Pod", "default")
+    assert client.list("v1", "Pod", "default", label_selector="a=b", shared=True) == client.list(
+        "v1", "Pod", "default", label_selector="a=b")
+    assert client.get("v1", "Pod", "a", "default", shared=True) == client.get("v1", "Pod", "a", "default")
+
+
+def test_a_copying_read_can_be_changed_and_a_later_shared_read_still_answers_the_stored_object() -> None:
+    _world, client = _client()
+    client.create(_pod("a"))
+    copied = client.list("v1", "Pod", "default")["items"][0]
+    copied["spec"]["containers"][0]["image"] = "changed"
+    copied["metadata"]["labels"]["a"] = "changed"
+    shared = client.list("v1", "Pod", "default", shared=True)["items"][0]
+    assert shared["spec"]["containers"][0]["image"] == "i"
+    assert shared["metadata"]["labels"] == {"a": "b"}
+
+
+def test_a_shared_read_is_a_snapshot_that_later_writes_do_not_change() -> None:
+    _world, client = _client()
+    client.create(_pod("a"))
+    before = client.get("v1", "Pod", "a", "default", shared=True)
+    pod = client.get("v1", "Pod", "a", "default")
+    pod["metadata"]["labels"]["a"] = "c"
+    client.update(pod)
+    assert before["metadata"]["labels"] == {"a": "b"}
+    assert client.get("v1", "Pod", "a", "default", shared=True)["metadata"]["labels"] == {"a": "c"}
+
+
+def test_only_a_client_that_shares_reads_is_told_to() -> None:
+    _world, client = _client()
+    assert shared_reads(client) == {"shared": True}
+    assert shared_reads(HttpClient("http://127.0.0.1:1")) == {}

@@ -35,6 +35,7 @@ from controllers.machine import drain_rules, logs
 from controllers.machine.api import POD_DRAIN_LABEL, annotations, key, meta
 from controllers.machine.errors import ReconcileError, aggregate, go_quote
 from harness.client import MERGE, ApiError, Client
+from harness.client.interface import shared_reads
 from harness.clock import parse_rfc3339, rfc3339
 from harness.kube.names.capi import CLUSTER_API_VERSION as CAPI_API_VERSION
 from harness.kube.names.capi import DRAIN_NOT_COMPLETED_MESSAGE, MACHINE_DRAIN_RULE_KIND
@@ -301,14 +302,18 @@ class Drainer:
         """``GetPodsForEviction``: every Pod bound to the Node, with its filter status. Raises
         :class:`ReconcileError` for invalid MachineDrainRules or Pods in error."""
         try:
-            pods = self.remote.list("v1", "Pod", field_selector=f"spec.nodeName={node_name}")["items"]
+            # Read only (filtered, sorted into lists, named in messages; never changed): an in-process
+            # server answers views of its stored Pods rather than copies of every Pod on the Node.
+            pods = self.remote.list("v1", "Pod", field_selector=f"spec.nodeName={node_name}",
+                                    **shared_reads(self.remote))["items"]
         except (ApiError, ConnectionError) as err:
             raise ReconcileError(f"{GET_PODS_ERROR}: {_text(err)}") from err
         if not pods:
             return PodDeleteList([])
         rules = self._matching_rules(cluster, machine)
         try:
-            namespaces = {meta(ns)["name"]: ns for ns in self.remote.list("v1", "Namespace")["items"]}
+            namespaces = {meta(ns)["name"]: ns
+                          for ns in self.remote.list("v1", "Namespace", **shared_reads(self.remote))["items"]}
         except (ApiError, ConnectionError) as err:
             raise ReconcileError(f"{LIST_NAMESPACES_ERROR}: {_text(err)}") from err
         filters: list[Callable[[dict[str, Any]], PodDelete]] = [

@@ -420,9 +420,9 @@ class APIServer:
 
     # -- read --------------------------------------------------------------------------------------
 
-    def get(self, rt: ResourceType, namespace: str | None, name: str) -> dict[str, Any]:
-        """The object, or 404 ``NotFound``."""
-        return self._out(rt, self._get_stored(rt, namespace, name))
+    def get(self, rt: ResourceType, namespace: str | None, name: str, *, shared: bool = False) -> dict[str, Any]:
+        """The object, or 404 ``NotFound``. ``shared``: a read-only view (see :meth:`_out`)."""
+        return self._out(rt, self._get_stored(rt, namespace, name), shared=shared)
 
     def _matcher(
         self, rt: ResourceType, label_selector: str | None, field_selector: str | None

@@ -8,6 +8,11 @@ A write may be told ``answer=False`` (``create``, ``update``, ``update_status``,
 not read what the server answers (a simulator writing a status it already knows), so the server
 makes no copy of the written object for it and the call returns None. The write, its audit record,
 its watch events and its errors are exactly those of the same call with an answer.
+
+A read may be told ``shared=True`` (``get``, ``list``): the caller only reads the answer and never changes
+it (the machine controller's drain reading the Node's Pods), so the server answers views whose nested
+values are the stored objects' own instead of deep copies. Stored objects are never changed (a write
+replaces them), so such a view stays the snapshot it was; changing it would change the store.
 """
 
 from __future__ import annotations
@@ -67,6 +72,9 @@ class InProcessClient:
     # Its writes take ``answer=False`` (see the module's docstring); code written for any client
     # asks :func:`harness.client.interface.answers_optional` before passing it.
     answers_optional = True
+    # Its reads take ``shared=True`` (see the module's docstring), asked through
+    # :func:`harness.client.interface.shared_reads`.
+    reads_shared = True
 
     def __init__(self, clusters: ClusterSet, cluster: str, user: str = "admin") -> None:
         self._clusters = clusters
@@ -98,10 +106,12 @@ class InProcessClient:
             )
         return self._rt(obj["apiVersion"], obj["kind"])
 
-    def get(self, api_version: str, kind: str, name: str, namespace: str | None = None) -> dict[str, Any]:
+    def get(
+        self, api_version: str, kind: str, name: str, namespace: str | None = None, *, shared: bool = False
+    ) -> dict[str, Any]:
         rt = self._rt(api_version, kind)
         self._fault("get", rt, namespace, name)
-        return self._server.get(rt, namespace, name)
+        return self._server.get(rt, namespace, name, shared=shared)
 
     def list(
         self,
@@ -113,12 +123,13 @@ class InProcessClient:
         field_selector: str | None = None,
         limit: int | None = None,
         continue_token: str | None = None,
+        shared: bool = False,
     ) -> dict[str, Any]:
         rt = self._rt(api_version, kind)
         self._fault("list", rt, namespace, "")
         return self._server.list(
             rt, namespace, label_selector=label_selector, field_selector=field_selector,
-            limit=limit, continue_token=continue_token,
+            limit=limit, continue_token=continue_token, shared=shared,
         )
 
     def watch(

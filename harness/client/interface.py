@@ -19,6 +19,7 @@ __all__ = [
     "find_in",
     "obj_ref",
     "answers_optional",
+    "shared_reads",
     "unanswered",
     "update_status_unless_gone",
 ]
@@ -35,6 +36,13 @@ def unanswered(client: Client) -> dict[str, Any]:
     caller discards the answer: ``{"answer": False}`` for a client that can skip it, else none
     (``client.update_status(obj, **unanswered(client))``)."""
     return {"answer": False} if answers_optional(client) else {}
+
+
+def shared_reads(client: Client) -> dict[str, Any]:
+    """The keyword arguments that tell ``client``'s ``get`` or ``list`` the caller only reads the answer and
+    never changes any part of it: ``{"shared": True}`` for a client that then answers views of its stored
+    objects instead of copies (the in-process client), else none (``client.list(..., **shared_reads(client))``)."""
+    return {"shared": True} if getattr(client, "reads_shared", False) else {}
 
 
 def update_status_unless_gone(
