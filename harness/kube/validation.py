@@ -29,6 +29,8 @@ import re
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
+import orjson
+
 from harness.kube.errors import (
     FIELD_VALUE_INVALID,
     FieldError,
@@ -39,6 +41,7 @@ from harness.kube.errors import (
 )
 from harness.kube.groupversion import parse_group_version
 from harness.kube.names.meta import FOREGROUND_FINALIZER, ORPHAN_FINALIZER
+from harness.kube.objects import clone
 
 # -- limits ----------------------------------------------------------------------------------------
 
@@ -431,8 +434,51 @@ def validate_namespace_name(name: str, field_path: str = "metadata.name") -> lis
     return [invalid(field_path, text, msg) for msg in _name_is_dns_label(text, False)]
 
 
+# Metadata parts found valid before: a write that keeps its labels, annotations, owner references or
+# finalizers (every status write, most updates; the Pods of one workload share their labels) checks
+# them once. Keyed by what is checked and the value's JSON bytes, and a hit also needs Python equality
+# (as typed decoding's memo: 1, 1.0 and true print differently; a tuple prints as the list it is not).
+# Only values without errors are remembered, so an error's path and text are always computed afresh.
+_VALID: dict[tuple[str, bytes], Any] = {}
+_VALID_LIMIT = 4096
+
+
+_KNOWN_VALID = ("", b"")  # what _valid_key answers for a value found valid before
+
+
+def _valid_key(what: str, value: Any) -> tuple[str, bytes] | None:
+    """:data:`_KNOWN_VALID` when ``value`` (non-empty) was valid as ``what`` before, else the key to
+    remember it by once checked (None: not plain JSON, a key that is no string or a huge integer)."""
+    try:
+        key = (what, orjson.dumps(value))
+    except TypeError:  # orjson.JSONEncodeError
+        return None
+    found = _VALID.get(key)
+    if found is not None and found == value:
+        return _KNOWN_VALID
+    return key
+
+
+def _remember_valid(key: tuple[str, bytes] | None, value: Any, errs: list[FieldError]) -> list[FieldError]:
+    """``errs``, remembering ``value`` under ``key`` when there are none."""
+    if key is not None and not errs:
+        if len(_VALID) >= _VALID_LIMIT:
+            _VALID.clear()
+        _VALID[key] = clone(value)
+    return errs
+
+
 def validate_labels(labels: Mapping[str, Any] | None, field_path: str) -> list[FieldError]:
     """``ValidateLabels``: keys are qualified names, values label values; errors sit at ``field_path``."""
+    if not labels:
+        return _validate_labels(labels, field_path)
+    key = _valid_key("labels", labels)
+    if key is _KNOWN_VALID:
+        return []
+    return _remember_valid(key, labels, _validate_labels(labels, field_path))
+
+
+def _validate_labels(labels: Mapping[str, Any] | None, field_path: str) -> list[FieldError]:
     errs: list[FieldError] = []
     for key, value in _as_dict(labels).items():
         key_text, value_text = _text(key), _text(value)
@@ -443,6 +489,15 @@ def validate_labels(labels: Mapping[str, Any] | None, field_path: str) -> list[F
 
 def validate_annotations(annotations: Mapping[str, Any] | None, field_path: str) -> list[FieldError]:
     """``ValidateAnnotations``: keys (lower-cased first) are qualified names; keys+values at most 256 KiB."""
+    if not annotations:
+        return _validate_annotations(annotations, field_path)
+    key = _valid_key("annotations", annotations)
+    if key is _KNOWN_VALID:
+        return []
+    return _remember_valid(key, annotations, _validate_annotations(annotations, field_path))
+
+
+def _validate_annotations(annotations: Mapping[str, Any] | None, field_path: str) -> list[FieldError]:
     errs: list[FieldError] = []
     total = 0
     for key, value in _as_dict(annotations).items():
@@ -467,6 +522,15 @@ def validate_owner_references(refs: Any, field_path: str = "metadata.ownerRefere
 
     Per-reference errors sit at ``<field_path>.<field>`` without an index, as upstream puts them.
     """
+    if not refs:
+        return _validate_owner_references(refs, field_path)
+    key = _valid_key("ownerReferences", refs)
+    if key is _KNOWN_VALID:
+        return []
+    return _remember_valid(key, refs, _validate_owner_references(refs, field_path))
+
+
+def _validate_owner_references(refs: Any, field_path: str) -> list[FieldError]:
     errs: list[FieldError] = []
     first_controller = ""
     ref_list = _as_list(refs)
@@ -504,6 +568,15 @@ def validate_finalizers(finalizers: Any, field_path: str = "metadata.finalizers"
     (The "neither a standard finalizer name nor is it fully qualified" rule applies to a Namespace's
     ``spec.finalizers`` only; unqualified ``metadata.finalizers`` get a warning, not an error.)
     """
+    if not finalizers:
+        return _validate_finalizers(finalizers, field_path)
+    key = _valid_key("finalizers", finalizers)
+    if key is _KNOWN_VALID:
+        return []
+    return _remember_valid(key, finalizers, _validate_finalizers(finalizers, field_path))
+
+
+def _validate_finalizers(finalizers: Any, field_path: str) -> list[FieldError]:
     names = [_text(item) for item in _as_list(finalizers)]
     errs = [invalid(field_path, name, msg) for name in names for msg in is_qualified_name(name)]
     if ORPHAN_FINALIZER in names and FOREGROUND_FINALIZER in names:

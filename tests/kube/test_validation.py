@@ -8,10 +8,12 @@ from harness.kube.validation import (
     is_qualified_name,
     is_valid_label_value,
     validate_annotations,
+    validate_finalizers,
     validate_labels,
     validate_namespace_name,
     validate_object_meta,
     validate_object_meta_update,
+    validate_owner_references,
 )
 from tests.validation_messages import DNS1035_MSG, LABEL_MSG, LABEL_VALUE_MSG, NAME_PART_MSG, SUBDOMAIN_MSG, pod, texts
 
@@ -278,3 +280,41 @@ def test_a_remembered_check_gives_each_caller_its_own_list() -> None:
     assert "mine" not in is_qualified_name("-bad-")
     assert is_qualified_name("-bad-") == first[:-1]
     assert is_valid_label_value("ok") == []
+
+
+# -- metadata parts found valid are remembered (a write that keeps them checks them once) ----------------
+
+
+def test_labels_found_valid_and_then_changed_in_place_are_checked_again():
+    labels = {"app": "web"}
+    assert validate_labels(labels, "metadata.labels") == []
+    labels["app"] = "b c"
+    fresh = texts(validate_labels({"app": "b c"}, "metadata.labels"))
+    assert texts(validate_labels(labels, "metadata.labels")) == fresh
+    assert texts(validate_labels(labels, "metadata.labels")) != []
+
+
+def test_invalid_metadata_parts_give_the_same_errors_each_time_at_the_path_asked():
+    refs = [{"apiVersion": "v1", "kind": "ConfigMap", "name": "", "uid": "u1"}]
+    first = texts(validate_owner_references(refs))
+    assert first and first == texts(validate_owner_references(refs))
+    assert all(text.startswith("metadata.ownerReferences.name") for text in first)
+    assert texts(validate_labels({"a": "b c"}, "spec.selector.matchLabels")) == texts(
+        validate_labels({"a": "b c"}, "spec.selector.matchLabels"))
+    assert texts(validate_labels({"a": "b c"}, "spec.selector.matchLabels"))[0].startswith("spec.selector")
+
+
+def test_a_value_remembered_valid_does_not_stand_for_one_that_prints_alike_but_differs():
+    valid = {"orphan": ["orphan"]}["orphan"]
+    assert validate_finalizers(valid) == []
+    both = ["orphan", "foregroundDeletion"]
+    assert validate_finalizers(both) != []
+    # A tuple prints as the list it is not (and is no list to the check): never taken for the list.
+    assert validate_finalizers(tuple(both)) == []
+    assert validate_finalizers(both) != []
+    refs = [{"apiVersion": "v1", "kind": "ConfigMap", "name": "a", "uid": "u", "controller": True},
+            {"apiVersion": "v1", "kind": "ConfigMap", "name": "b", "uid": "v", "controller": True}]
+    assert texts(validate_owner_references(refs)) != []
+    one_is_true = [dict(refs[0]), dict(refs[1], controller=1)]  # 1 == True in Python, not in JSON
+    assert validate_owner_references(one_is_true) == []
+    assert texts(validate_owner_references(refs)) != []
