@@ -39,7 +39,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from harness.client import ApiError, Client, Controller, Request, Result
-from harness.client.interface import update_status_unless_gone
+from harness.client.interface import unanswered, update_status_unless_gone
 from harness.clock import parse_rfc3339, rfc3339
 from harness.kube.duration import duration_seconds
 from harness.kube.names.core import (
@@ -681,8 +681,9 @@ class Kubelet(Controller):
     def _final_delete(self, pod: dict[str, Any]) -> None:
         meta = pod["metadata"]
         try:
+            # The deleted Pod is not read: an in-process server then copies none for the answer.
             self.client.delete("v1", "Pod", meta["name"], meta.get("namespace"), grace_period_seconds=0,
-                               preconditions={"uid": meta.get("uid", "")})
+                               preconditions={"uid": meta.get("uid", "")}, **unanswered(self.client))
         except ApiError as err:
             if err.code not in (404, 409):
                 raise
