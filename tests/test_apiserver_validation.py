@@ -4,6 +4,7 @@ kube-apiserver 1.32 message text."""
 from __future__ import annotations
 
 from harness.apiserver.validation import (
+    _validate_pod_spec,
     validate_pdb_spec,
     validate_pod_spec,
     validate_pod_update,
@@ -289,3 +290,18 @@ def test_pod_scheduling_gates_may_only_be_removed():
         )
     ]
     assert validate_pod_update(pod(), old) == []
+
+
+def test_a_pod_spec_found_valid_is_checked_again_once_changed_and_errors_keep_their_path():
+    spec = {"containers": [{"name": "app", "image": "nginx"}], "terminationGracePeriodSeconds": 30}
+    assert validate_pod_spec(spec) == []
+    assert validate_pod_spec(spec, "spec.template.spec") == []
+    spec["terminationGracePeriodSeconds"] = -1
+    assert texts(validate_pod_spec(spec)) == texts(validate_pod_spec(dict(spec)))
+    assert texts(validate_pod_spec(spec, "spec.template.spec"))[0].startswith(
+        "spec.template.spec.terminationGracePeriodSeconds: Invalid value: -1")
+    # 30.0 prints apart from 30 and is no integer to the check: never taken for the spec remembered.
+    assert validate_pod_spec({"containers": [{"name": "app", "image": "nginx"}], "terminationGracePeriodSeconds": 30}) \
+        == []
+    floated = {"containers": [{"name": "app", "image": "nginx"}], "terminationGracePeriodSeconds": 30.0}
+    assert texts(validate_pod_spec(floated)) == texts(_validate_pod_spec(floated, "spec"))  # the unremembered check

@@ -443,23 +443,24 @@ _VALID: dict[tuple[str, bytes], Any] = {}
 _VALID_LIMIT = 4096
 
 
-_KNOWN_VALID = ("", b"")  # what _valid_key answers for a value found valid before
+KNOWN_VALID = ("", b"")  # what _valid_key answers for a value found valid before
 
 
-def _valid_key(what: str, value: Any) -> tuple[str, bytes] | None:
-    """:data:`_KNOWN_VALID` when ``value`` (non-empty) was valid as ``what`` before, else the key to
-    remember it by once checked (None: not plain JSON, a key that is no string or a huge integer)."""
+def valid_key(what: str, value: Any) -> tuple[str, bytes] | None:
+    """:data:`KNOWN_VALID` when ``value`` (non-empty) was valid as ``what`` before, else the key to
+    remember it by once checked (None: not plain JSON, a key that is no string or a huge integer).
+    For a check whose errors depend on the value alone (their path aside)."""
     try:
         key = (what, orjson.dumps(value))
     except TypeError:  # orjson.JSONEncodeError
         return None
     found = _VALID.get(key)
     if found is not None and found == value:
-        return _KNOWN_VALID
+        return KNOWN_VALID
     return key
 
 
-def _remember_valid(key: tuple[str, bytes] | None, value: Any, errs: list[FieldError]) -> list[FieldError]:
+def remember_valid(key: tuple[str, bytes] | None, value: Any, errs: list[FieldError]) -> list[FieldError]:
     """``errs``, remembering ``value`` under ``key`` when there are none."""
     if key is not None and not errs:
         if len(_VALID) >= _VALID_LIMIT:
@@ -472,10 +473,10 @@ def validate_labels(labels: Mapping[str, Any] | None, field_path: str) -> list[F
     """``ValidateLabels``: keys are qualified names, values label values; errors sit at ``field_path``."""
     if not labels:
         return _validate_labels(labels, field_path)
-    key = _valid_key("labels", labels)
-    if key is _KNOWN_VALID:
+    key = valid_key("labels", labels)
+    if key is KNOWN_VALID:
         return []
-    return _remember_valid(key, labels, _validate_labels(labels, field_path))
+    return remember_valid(key, labels, _validate_labels(labels, field_path))
 
 
 def _validate_labels(labels: Mapping[str, Any] | None, field_path: str) -> list[FieldError]:
@@ -491,10 +492,10 @@ def validate_annotations(annotations: Mapping[str, Any] | None, field_path: str)
     """``ValidateAnnotations``: keys (lower-cased first) are qualified names; keys+values at most 256 KiB."""
     if not annotations:
         return _validate_annotations(annotations, field_path)
-    key = _valid_key("annotations", annotations)
-    if key is _KNOWN_VALID:
+    key = valid_key("annotations", annotations)
+    if key is KNOWN_VALID:
         return []
-    return _remember_valid(key, annotations, _validate_annotations(annotations, field_path))
+    return remember_valid(key, annotations, _validate_annotations(annotations, field_path))
 
 
 def _validate_annotations(annotations: Mapping[str, Any] | None, field_path: str) -> list[FieldError]:
@@ -524,10 +525,10 @@ def validate_owner_references(refs: Any, field_path: str = "metadata.ownerRefere
     """
     if not refs:
         return _validate_owner_references(refs, field_path)
-    key = _valid_key("ownerReferences", refs)
-    if key is _KNOWN_VALID:
+    key = valid_key("ownerReferences", refs)
+    if key is KNOWN_VALID:
         return []
-    return _remember_valid(key, refs, _validate_owner_references(refs, field_path))
+    return remember_valid(key, refs, _validate_owner_references(refs, field_path))
 
 
 def _validate_owner_references(refs: Any, field_path: str) -> list[FieldError]:
@@ -570,10 +571,10 @@ def validate_finalizers(finalizers: Any, field_path: str = "metadata.finalizers"
     """
     if not finalizers:
         return _validate_finalizers(finalizers, field_path)
-    key = _valid_key("finalizers", finalizers)
-    if key is _KNOWN_VALID:
+    key = valid_key("finalizers", finalizers)
+    if key is KNOWN_VALID:
         return []
-    return _remember_valid(key, finalizers, _validate_finalizers(finalizers, field_path))
+    return remember_valid(key, finalizers, _validate_finalizers(finalizers, field_path))
 
 
 def _validate_finalizers(finalizers: Any, field_path: str) -> list[FieldError]:
