@@ -152,6 +152,8 @@ class APIServer:
         self.registry = Registry()
         self.audit = audit if audit is not None else AuditLog()
         self._admission: list[tuple[str, str, Admission]] = []
+        # The plugins of each (group, kind), in the order they were added: asked at every write.
+        self._admission_for: dict[tuple[str, str], tuple[Admission, ...]] = {}
         self._write_hooks: list[WriteHook] = []
         self._delete_preparers: list[tuple[str, str, DeletePreparer]] = []
         for rt in builtins.BUILTINS:
@@ -167,6 +169,16 @@ class APIServer:
         """Run ``plugin`` on writes of ``kind`` in ``api_group`` (``*`` for every kind). A plugin may
         also change ``new`` in place (mutating admission): the object it saw is what is stored."""
         self._admission.append((api_group, kind, plugin))
+        self._admission_for.clear()
+
+    def _admission_plugins(self, rt: ResourceType) -> tuple[Admission, ...]:
+        key = (rt.group, rt.kind)
+        plugins = self._admission_for.get(key)
+        if plugins is None:
+            plugins = self._admission_for[key] = tuple(
+                plugin for group, kind, plugin in self._admission if group == rt.group and kind in (rt.kind, "*")
+            )
+        return plugins
 
     def on_write(self, hook: WriteHook) -> None:
         """Call ``hook`` after every committed write (used for CRD registration)."""
@@ -179,13 +191,12 @@ class APIServer:
 
     def _mutating_admission(self, rt: ResourceType) -> bool:
         """Whether an admission plugin runs on writes of ``rt`` (one may change the object in place)."""
-        return any(group == rt.group and kind in (rt.kind, "*") for group, kind, _plugin in self._admission)
+        return bool(self._admission_plugins(rt))
 
     def _admit(self, operation: str, rt: ResourceType, new: dict[str, Any] | None, old: dict[str, Any] | None) -> None:
         errs: list[errors.FieldError] = []
-        for group, kind, plugin in self._admission:
-            if group == rt.group and kind in (rt.kind, "*"):
-                errs.extend(plugin(operation, rt, new, old))
+        for plugin in self._admission_plugins(rt):
+            errs.extend(plugin(operation, rt, new, old))
         if errs:
             obj = new if new is not None else old or {}
             raise errors.invalid_object(rt.kind, rt.group, _meta(obj).get("name", ""), errs)
