@@ -152,3 +152,15 @@ def test_only_a_client_that_shares_reads_is_told_to() -> None:
     _world, client = _client()
     assert shared_reads(client) == {"shared": True}
     assert shared_reads(HttpClient("http://127.0.0.1:1")) == {}
+
+
+def test_a_shared_create_answers_the_stored_object_as_an_answered_create_does() -> None:
+    world, client = _client()
+    answered = client.create(_pod("a"))
+    shared = client.create(_pod("b"), shared=True)
+    assert answered is not None and shared is not None
+    assert _without_identity(shared) == _without_identity(answered)
+    assert shared == client.get("v1", "Pod", "b", "default")
+    assert [r.name for r in world.audit if r.verb == "create" and r.resource == "pods"] == ["a", "b"]
+    answered["spec"]["containers"][0]["image"] = "changed"  # an answered create is the caller's own copy
+    assert client.get("v1", "Pod", "a", "default")["spec"]["containers"][0]["image"] == "i"

@@ -353,15 +353,17 @@ class APIServer:
         user: str = "admin",
         field_manager: str | None = None,
         answer: bool = True,
+        shared: bool = False,
     ) -> dict[str, Any] | None:
         """Create an object (201). Sets uid, creationTimestamp, resourceVersion, generation and
         the kind's defaults; resolves generateName; rejects duplicates, missing or terminating
         namespaces and invalid objects without writing anything. ``field_manager`` (default: the
         user) gets the ``Update`` managedFields entry for everything the object holds.
         ``answer`` false: the caller (in-process) does not read the created object, so no copy
-        is made of it and None is returned; the write itself is the same."""
+        is made of it and None is returned; the write itself is the same. ``shared``: the caller only
+        reads the answer, which is then a view of the stored object (see :meth:`_out`)."""
         return self._create(rt, namespace, body, dry_run=dry_run, user=user,
-                            manager=_manager(field_manager, user), applied=None, answer=answer)
+                            manager=_manager(field_manager, user), applied=None, answer=answer, shared=shared)
 
     def _create(
         self,
@@ -374,6 +376,7 @@ class APIServer:
         manager: str,
         applied: list[dict[str, Any]] | None,
         answer: bool = True,
+        shared: bool = False,
     ) -> dict[str, Any] | None:
         # ``applied``: the managedFields of an apply that creates the object (its Apply entry
         # owns the configuration only, not the defaults the server adds).
@@ -422,12 +425,12 @@ class APIServer:
         else:
             meta.pop("managedFields", None)
         if dry_run:
-            return self._out(rt, obj) if answer else None
+            return self._out(rt, obj, shared=shared) if answer else None
         limits.fit(obj)  # before the resourceVersion moves: a refused write leaves no trace
         meta["resourceVersion"] = self.store.next_rv()
         self.store.put(skey, (ns, meta["name"]), obj)
         self._record("create", rt, ns, meta["name"], user, 201, None, obj)
-        return self._out(rt, obj) if answer else None
+        return self._out(rt, obj, shared=shared) if answer else None
 
     # -- read --------------------------------------------------------------------------------------
 

@@ -9,10 +9,11 @@ not read what the server answers (a simulator writing a status it already knows)
 makes no copy of the written object for it and the call returns None. The write, its audit record,
 its watch events and its errors are exactly those of the same call with an answer.
 
-A read may be told ``shared=True`` (``get``, ``list``): the caller only reads the answer and never changes
-it (the machine controller's drain reading the Node's Pods), so the server answers views whose nested
-values are the stored objects' own instead of deep copies. Stored objects are never changed (a write
-replaces them), so such a view stays the snapshot it was; changing it would change the store.
+A read or a create may be told ``shared=True`` (``get``, ``list``, ``create``): the caller only reads the
+answer and never changes it (the machine controller's drain reading the Node's Pods, the ReplicaSet
+simulator keeping the Pod it created), so the server answers views whose nested values are the stored
+objects' own instead of deep copies. Stored objects are never changed (a write replaces them), so such a
+view stays the snapshot it was; changing it would change the store.
 """
 
 from __future__ import annotations
@@ -149,11 +150,14 @@ class InProcessClient:
         )
         return InProcessWatch(watch)
 
-    def create(self, obj: dict[str, Any], *, dry_run: bool = False, answer: bool = True) -> dict[str, Any] | None:
+    def create(
+        self, obj: dict[str, Any], *, dry_run: bool = False, answer: bool = True, shared: bool = False
+    ) -> dict[str, Any] | None:
         rt = self._rt_of(obj)
         meta = obj.get("metadata") or {}
         self._fault("create", rt, meta.get("namespace"), meta.get("name", ""))
-        return self._server.create(rt, meta.get("namespace"), obj, dry_run=dry_run, user=self.user, answer=answer)
+        return self._server.create(rt, meta.get("namespace"), obj, dry_run=dry_run, user=self.user, answer=answer,
+                                   shared=shared)
 
     def update(self, obj: dict[str, Any], *, dry_run: bool = False, answer: bool = True) -> dict[str, Any] | None:
         rt = self._rt_of(obj)

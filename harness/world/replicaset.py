@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from harness.client import NORMAL, WARNING, ApiError, Client, Controller, EventRecorder, Request, Result
-from harness.client.interface import update_status_unless_gone
+from harness.client.interface import shared_reads, update_status_unless_gone
 from harness.clock import parse_rfc3339, rfc3339
 from harness.kube.names.apps import APPS_V1, REPLICA_FAILURE, REPLICA_SET
 from harness.kube.names.core import POD_PENDING, POD_READY, POD_RUNNING
@@ -265,7 +265,8 @@ class ReplicaSetController(Controller):
             template = (rs.get("spec") or {}).get("template") or {}
             for _ in range(min(-diff, BURST_REPLICAS)):
                 try:
-                    pod = self.client.create(pod_from_template(rs, template))
+                    # Only read (kept with the watched Pods, which are the store's own): no copy needed.
+                    pod = self.client.create(pod_from_template(rs, template), **shared_reads(self.client))
                 except ApiError as err:
                     message = FAILED_CREATE_MESSAGE.format(error=err.message)
                     if self.record_events:
