@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from harness.client import InProcessClient
+from harness.client.cache import CachedClient
 from harness.client.http import HttpClient
 from harness.client.interface import answers_optional, shared_reads, unanswered, update_status_unless_gone
 from harness.kube.errors import StatusError
@@ -152,6 +153,13 @@ def test_only_a_client_that_shares_reads_is_told_to() -> None:
     _world, client = _client()
     assert shared_reads(client) == {"shared": True}
     assert shared_reads(HttpClient("http://127.0.0.1:1")) == {}
+
+
+def test_a_read_cache_in_front_of_an_in_process_client_is_told_neither() -> None:
+    # CachedClient passes unknown attributes through to the client it wraps; its own get takes no ``shared``.
+    _world, client = _client()
+    cached = CachedClient(client)
+    assert shared_reads(cached) == {} and unanswered(cached) == {}
 
 
 def test_a_shared_create_answers_the_stored_object_as_an_answered_create_does() -> None:

@@ -79,6 +79,11 @@ class CachedClient:
         self.misses = 0
         self.repeats = 0
 
+    # Its get and list take no ``shared`` and its writes no ``answer`` (harness/client/interface.py's
+    # shared_reads and unanswered), whatever the wrapped client takes.
+    reads_shared = False
+    answers_optional = False
+
     def __getattr__(self, name: str) -> Any:
         return getattr(self._client, name)
 
