@@ -9,6 +9,8 @@ bounded (depth, number range, YAML aliasing: harness/apiserver/parsing.py).
 
 from __future__ import annotations
 
+import re
+import threading
 from typing import Any
 
 import orjson
@@ -17,7 +19,6 @@ from starlette.requests import Request
 from harness.apiserver import parsing
 from harness.apiserver.http import protobuf
 from harness.apiserver.http.negotiation import YAML, parse_media_type
-from harness.apiserver.http.responses import FLOAT_TOKEN
 from harness.kube import errors
 from harness.kube.names.meta import (
     APPLY_PATCH_CONTENT_TYPE,
@@ -62,6 +63,11 @@ async def read_body(request: Request) -> bytes:
     return b"".join(chunks)
 
 
+# A float in orjson's compact text: digits with a fraction or an exponent, between the punctuation
+# that frames a value (it may match inside a string too: the exact decoder then runs, no harm done).
+FLOAT_TOKEN = re.compile(rb"[:,\[]-?[0-9]+(?:\.[0-9]+(?:[eE][-+]?[0-9]+)?|[eE][-+]?[0-9]+)[,}\]]")
+
+
 def _fast_json(raw: bytes) -> tuple[Any, bytes] | None:
     """(value, orjson's compact re-encoding of it) when orjson reads ``raw`` exactly as
     :func:`parsing.loads_json` would, else None (the exact decoder then decides, errors included).
@@ -85,6 +91,11 @@ def _fast_json(raw: bytes) -> tuple[Any, bytes] | None:
     return value, text
 
 
+# The value :func:`without_duplicate_keys` decoded, with the very body (``is``) it came from, for
+# :func:`parse_json` to take once; per thread, as each server's requests run on its own thread.
+_decoded = threading.local()
+
+
 def without_duplicate_keys(raw: bytes) -> bool:
     """True when ``raw`` is a JSON text none of whose objects repeats a key (so the decoding
     scope's duplicate check, :func:`decoding.duplicate_fields`, finds nothing); False when that is
@@ -97,12 +108,19 @@ def without_duplicate_keys(raw: bytes) -> bool:
     if b"\\u" in raw:
         return False
     fast = _fast_json(raw)
-    return fast is not None and raw.count(b":") == fast[1].count(b":")
+    if fast is None:
+        return False
+    _decoded.last = (raw, fast[0])  # the body's own decoding takes it (once) rather than decode again
+    return raw.count(b":") == fast[1].count(b":")
 
 
 def parse_json(raw: bytes) -> Any:
     """Decode a JSON body, bounded as the apiserver's decoder is (harness/apiserver/parsing.py):
     400 ``BadRequest`` when malformed, nested too deep, or holding a number past float64."""
+    last = getattr(_decoded, "last", None)
+    if last is not None and last[0] is raw:
+        _decoded.last = None
+        return last[1]
     fast = _fast_json(raw)
     if fast is not None:
         return fast[0]

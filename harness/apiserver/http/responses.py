@@ -9,10 +9,8 @@ from __future__ import annotations
 
 import json
 import logging
-import re
 from typing import Any
 
-import orjson
 from starlette.responses import Response
 
 from harness.kube import errors
@@ -25,34 +23,11 @@ METHOD_NOT_ALLOWED_MESSAGE = "the server does not allow this method on the reque
 UNAUTHORIZED_MESSAGE = "Unauthorized"
 
 
-# orjson writes what json.dumps(separators=(",", ":"), ensure_ascii=False) writes, in a tenth of its
-# time (a Pod: ~2 µs against ~26 µs; issue 16), except for floats (``1e-05`` is ``0.00001`` to orjson),
-# NaN and infinities (orjson writes ``null`` where json refuses them), integers past 64 bits, non-string
-# keys and types JSON has no word for (orjson raises, or encodes datetimes and dataclasses unless told
-# to pass them through). So its text is used only when it holds neither a float nor a ``null``: a
-# float token (digits with a fraction or an exponent, between the punctuation that frames a value) or
-# ``null`` anywhere, even inside a string, sends the body to json.dumps, whose text and errors decide.
-# A float in orjson's compact text (also where a body decoded by orjson held one, or an integer past 64
-# bits, which orjson reads as a float).
-FLOAT_TOKEN = re.compile(rb"[:,\[]-?[0-9]+(?:\.[0-9]+(?:[eE][-+]?[0-9]+)?|[eE][-+]?[0-9]+)[,}\]]")
-_ORJSON_OPTIONS = orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_DATACLASS
-
-
-def _exact(body: Any) -> bytes:
-    return json.dumps(body, separators=(",", ":"), ensure_ascii=False, allow_nan=False).encode()
-
-
 def encode(body: Any) -> bytes:
     """Compact JSON on one line (watch framing depends on it); NaN and infinities are refused."""
-    if type(body) is not dict:
-        return _exact(body)
-    try:
-        text = orjson.dumps(body, option=_ORJSON_OPTIONS)
-    except orjson.JSONEncodeError:
-        return _exact(body)
-    if b"null" in text or FLOAT_TOKEN.search(text):
-        return _exact(body)
-    return text
+    # Not orjson: its floats (``1e-05`` is ``0.00001`` to it) and NaN (``null``) differ from json's,
+    # and telling whether a body holds any costs, in Python, about what json.dumps itself costs.
+    return json.dumps(body, separators=(",", ":"), ensure_ascii=False, allow_nan=False).encode()
 
 
 def json_response(
