@@ -25,6 +25,8 @@ UNAUTHORIZED_MESSAGE = "Unauthorized"
 
 def encode(body: Any) -> bytes:
     """Compact JSON on one line (watch framing depends on it); NaN and infinities are refused."""
+    # Not orjson: its floats (``1e-05`` is ``0.00001`` to it) and NaN (``null``) differ from json's,
+    # and telling whether a body holds any costs, in Python, about what json.dumps itself costs.
     return json.dumps(body, separators=(",", ":"), ensure_ascii=False, allow_nan=False).encode()
 
 

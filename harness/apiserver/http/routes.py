@@ -201,7 +201,11 @@ async def _resource(call: Call, info: RequestInfo) -> Response:
     await _inject(call, info, raw)
     if method in _WRITE_OPTIONS:
         directive = options.field_validation(request.query_params, _WRITE_OPTIONS[method])
-        with decoding.request_scope(directive, raw) as scope:
+        # The scope's duplicate-key check parses the body again; skipped when it cannot find any.
+        proven = directive != decoding.IGNORE and bodies.without_duplicate_keys(raw)
+        with decoding.request_scope(directive, None if proven else raw) as scope:
+            if proven:
+                scope.raw = raw
             response = _WRITES[method](call, rt, namespace, info, sub, raw)
         for text in scope.warnings:
             response.headers.append(WARNING_HEADER, warning_value(text))
