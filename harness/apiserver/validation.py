@@ -22,7 +22,6 @@ from harness.kube.validation import (
     FIELD_IMMUTABLE_MSG,
     INT_OR_PERCENT_MSG,
     IS_NEGATIVE_MSG,
-    KNOWN_VALID,
     MAX_INT32,
     NOT_MORE_THAN_100_PERCENT_MSG,
     _as_dict,
@@ -38,12 +37,11 @@ from harness.kube.validation import (
     _normalized,
     _semantic_equal,
     _text,
+    checked_once,
     go_quote,
     is_dns1123_label,
     is_dns1123_subdomain,
     is_valid_percent,
-    remember_valid,
-    valid_key,
     validate_annotations,
     validate_label_selector,
     validate_labels,
@@ -221,13 +219,8 @@ def validate_pod_spec(spec: Mapping[str, Any] | None, field_path: str = "spec") 
     activeDeadlineSeconds in range. ``field_path`` is ``spec.template.spec`` for pod templates.
     """
     # A spec found valid before is not walked again (every write of a Pod keeps its spec; a workload's
-    # Pods share one): see harness.kube.validation.valid_key.
-    if not spec:
-        return _validate_pod_spec(spec, field_path)
-    key = valid_key("PodSpec", spec)
-    if key is KNOWN_VALID:
-        return []
-    return remember_valid(key, spec, _validate_pod_spec(spec, field_path))
+    # Pods share one): see harness.kube.validation.checked_once.
+    return checked_once("PodSpec", _validate_pod_spec, spec, field_path)
 
 
 def _validate_pod_spec(spec: Mapping[str, Any] | None, field_path: str) -> list[FieldError]:

@@ -443,25 +443,32 @@ _VALID: dict[tuple[str, bytes], Any] = {}
 _VALID_LIMIT = 4096
 
 
-KNOWN_VALID = ("", b"")  # what _valid_key answers for a value found valid before
+_KNOWN_VALID = ("", b"")  # what _valid_key answers for a value found valid before
 
 
-def valid_key(what: str, value: Any) -> tuple[str, bytes] | None:
-    """:data:`KNOWN_VALID` when ``value`` (non-empty) was valid as ``what`` before, else the key to
-    remember it by once checked (None: not plain JSON, a key that is no string or a huge integer).
-    For a check whose errors depend on the value alone (their path aside)."""
+def _valid_key(what: str, value: Any) -> tuple[str, bytes] | None:
+    """:data:`_KNOWN_VALID` when ``value`` was valid as ``what`` before, else the key to remember it by
+    once checked (None: not plain JSON, a key that is no string or a huge integer)."""
     try:
         key = (what, orjson.dumps(value))
     except TypeError:  # orjson.JSONEncodeError
         return None
     found = _VALID.get(key)
     if found is not None and found == value:
-        return KNOWN_VALID
+        return _KNOWN_VALID
     return key
 
 
-def remember_valid(key: tuple[str, bytes] | None, value: Any, errs: list[FieldError]) -> list[FieldError]:
-    """``errs``, remembering ``value`` under ``key`` when there are none."""
+def checked_once(what: str, check: Callable[[Any, str], list[FieldError]], value: Any,
+                 field_path: str) -> list[FieldError]:
+    """``check(value, field_path)``, except for a non-empty ``value`` that passed as ``what`` before
+    (then no errors). For a check whose errors depend on the value alone (their path aside)."""
+    if not value:
+        return check(value, field_path)
+    key = _valid_key(what, value)
+    if key is _KNOWN_VALID:
+        return []
+    errs = check(value, field_path)
     if key is not None and not errs:
         if len(_VALID) >= _VALID_LIMIT:
             _VALID.clear()
@@ -471,12 +478,7 @@ def remember_valid(key: tuple[str, bytes] | None, value: Any, errs: list[FieldEr
 
 def validate_labels(labels: Mapping[str, Any] | None, field_path: str) -> list[FieldError]:
     """``ValidateLabels``: keys are qualified names, values label values; errors sit at ``field_path``."""
-    if not labels:
-        return _validate_labels(labels, field_path)
-    key = valid_key("labels", labels)
-    if key is KNOWN_VALID:
-        return []
-    return remember_valid(key, labels, _validate_labels(labels, field_path))
+    return checked_once("labels", _validate_labels, labels, field_path)
 
 
 def _validate_labels(labels: Mapping[str, Any] | None, field_path: str) -> list[FieldError]:
@@ -490,12 +492,7 @@ def _validate_labels(labels: Mapping[str, Any] | None, field_path: str) -> list[
 
 def validate_annotations(annotations: Mapping[str, Any] | None, field_path: str) -> list[FieldError]:
     """``ValidateAnnotations``: keys (lower-cased first) are qualified names; keys+values at most 256 KiB."""
-    if not annotations:
-        return _validate_annotations(annotations, field_path)
-    key = valid_key("annotations", annotations)
-    if key is KNOWN_VALID:
-        return []
-    return remember_valid(key, annotations, _validate_annotations(annotations, field_path))
+    return checked_once("annotations", _validate_annotations, annotations, field_path)
 
 
 def _validate_annotations(annotations: Mapping[str, Any] | None, field_path: str) -> list[FieldError]:
@@ -523,12 +520,7 @@ def validate_owner_references(refs: Any, field_path: str = "metadata.ownerRefere
 
     Per-reference errors sit at ``<field_path>.<field>`` without an index, as upstream puts them.
     """
-    if not refs:
-        return _validate_owner_references(refs, field_path)
-    key = valid_key("ownerReferences", refs)
-    if key is KNOWN_VALID:
-        return []
-    return remember_valid(key, refs, _validate_owner_references(refs, field_path))
+    return checked_once("ownerReferences", _validate_owner_references, refs, field_path)
 
 
 def _validate_owner_references(refs: Any, field_path: str) -> list[FieldError]:
@@ -569,12 +561,7 @@ def validate_finalizers(finalizers: Any, field_path: str = "metadata.finalizers"
     (The "neither a standard finalizer name nor is it fully qualified" rule applies to a Namespace's
     ``spec.finalizers`` only; unqualified ``metadata.finalizers`` get a warning, not an error.)
     """
-    if not finalizers:
-        return _validate_finalizers(finalizers, field_path)
-    key = valid_key("finalizers", finalizers)
-    if key is KNOWN_VALID:
-        return []
-    return remember_valid(key, finalizers, _validate_finalizers(finalizers, field_path))
+    return checked_once("finalizers", _validate_finalizers, finalizers, field_path)
 
 
 def _validate_finalizers(finalizers: Any, field_path: str) -> list[FieldError]:
