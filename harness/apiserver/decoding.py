@@ -29,12 +29,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-import orjson
-
 from harness.apiserver import schemas
 from harness.apiserver.resources import ResourceType
 from harness.kube import errors
-from harness.kube.objects import clone, same_json
+from harness.kube.objects import JsonMemo, clone, same_json
 
 BODY = "body"  # a create or update body: failures are 400 BadRequest
 PATCH = "patch"  # the result of a JSON, merge or strategic patch: failures are 422 on `patch`
@@ -213,9 +211,8 @@ def _with_zero_struct(node: _Node) -> _Node:
 # Structs whose values repeat from write to write: a PodSpec is a workload's template, the same for
 # every Pod it creates. Their decoded values are remembered by their JSON (see _decode_memo).
 _MEMO_STRUCTS = frozenset({"PodSpec"})
-_MEMO_LIMIT = 256  # distinct values remembered per process (then forgotten all at once)
-# (id of the node, the value's JSON) -> (the value as given, its decoded form): private copies both.
-_MEMO: dict[tuple[int, bytes], tuple[Any, Any]] = {}
+# Per (id of the node, the value): its decoded form, a private copy; 256 distinct values per process.
+_MEMO = JsonMemo(256)
 
 
 _COMPILED: dict[int, _Node] = {}
@@ -443,22 +440,15 @@ def _decode(value: Any, node: _Node, struct: str, walk: _Walk) -> Any:
 def _decode_memo(value: Any, node: _Node, struct: str, walk: _Walk) -> Any:
     """:func:`_decode` of a value seen before, remembered: a copy of the decoded value it had. Only
     values that decoded without an error or an unknown field are remembered (the path of either
-    depends on where the value is), and a value is the one remembered when its JSON is the same
-    bytes (so ``1``, ``1.0`` and ``true`` differ) and Python finds it equal (so a tuple, or a NaN
-    that JSON would print as null, is not taken for the list or null it prints as)."""
-    try:
-        key = (id(node), orjson.dumps(value))
-    except TypeError:  # not plain JSON (an integer beyond 64 bits, a key that is no string)
-        return _decode(value, node, struct, walk)
-    found = _MEMO.get(key)
-    if found is not None and found[0] == value:
-        return clone(found[1])
+    depends on where the value is); :class:`~harness.kube.objects.JsonMemo` says when a value is the
+    one remembered."""
+    key, found = _MEMO.find(id(node), value)
+    if found is not None:
+        return clone(found)
     unknown = len(walk.unknown)
     decoded = _decode(value, node, struct, walk)
     if len(walk.unknown) == unknown:
-        if len(_MEMO) >= _MEMO_LIMIT:
-            _MEMO.clear()
-        _MEMO[key] = (clone(value), clone(decoded))
+        _MEMO.remember(key, value, clone(decoded))
     return decoded
 
 

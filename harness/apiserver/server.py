@@ -49,7 +49,7 @@ from harness.kube.names.meta import (
 from harness.kube.names.meta import PROPAGATION_BACKGROUND as BACKGROUND
 from harness.kube.names.meta import PROPAGATION_FOREGROUND as FOREGROUND
 from harness.kube.names.meta import PROPAGATION_ORPHAN as ORPHAN
-from harness.kube.objects import clone
+from harness.kube.objects import clone, replacement
 
 log = logging.getLogger("lifecycle_tck.apiserver")
 
@@ -123,11 +123,10 @@ def _meta(obj: dict[str, Any]) -> dict[str, Any]:
 
 
 def _replacement(stored: dict[str, Any]) -> dict[str, Any]:
-    """A new version of a stored object that a write changes only in its metadata's own fields: a
-    write replaces a stored object and never changes it, so the rest is shared with it rather than
-    copied; the metadata is a dict of its own (the finalizers a list of their own)."""
-    out = dict(stored)
-    meta = out["metadata"] = dict(stored["metadata"])
+    """A new version of a stored object that a write changes only in its metadata's own fields
+    (:func:`~harness.kube.objects.replacement`), the finalizers a list of their own."""
+    out = replacement(stored, "metadata")
+    meta = out["metadata"]
     if isinstance(meta.get("finalizers"), list):
         meta["finalizers"] = list(meta["finalizers"])
     return out

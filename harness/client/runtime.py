@@ -513,21 +513,7 @@ class Manager:
             return False  # nothing queued and still open: draining would give nothing
         events = source.take()  # type: ignore[misc]
         if events:
-            # _deliver, inlined: this runs for every event of every watch (a Pod's write reaches ~10).
-            known = source.known
-            mapper = source.mapper
-            enqueue = source.controller.enqueue
-            for event_type, obj in events:
-                if event_type == "BOOKMARK" or event_type == "ERROR":
-                    continue  # an ERROR (410 Expired) ends the stream: the relist below catches up
-                meta = obj.get("metadata") or {}
-                key = (meta.get("namespace") or "", meta.get("name", ""))
-                if event_type == "DELETED":
-                    known.pop(key, None)
-                else:
-                    known[key] = obj
-                for request in mapper(event_type, obj):
-                    enqueue(request)
+            self._deliver(source, events)
         # An open in-process watch says its stream is not over (raw tells everything the stream has).
         if source.reopen is not None and (raw is None or raw.closed) and source.stream.closed \
                 and self._rewatch(source):
@@ -535,15 +521,23 @@ class Manager:
         return bool(events)
 
     @staticmethod
-    def _deliver(source: _Source, event_type: str, obj: dict[str, Any]) -> None:
-        meta = obj.get("metadata") or {}
-        key = (meta.get("namespace") or "", meta.get("name", ""))
-        if event_type == "DELETED":
-            source.known.pop(key, None)
-        else:
-            source.known[key] = obj
-        for request in source.mapper(event_type, obj):
-            source.controller.enqueue(request)
+    def _deliver(source: _Source, events: list[tuple[str, dict[str, Any]]]) -> None:
+        """Remember each event's object as ``source``'s and queue the keys its mapper gives. (Runs for
+        every event of every watch, a Pod's write reaching about ten: the loop looks things up once.)"""
+        known = source.known
+        mapper = source.mapper
+        enqueue = source.controller.enqueue
+        for event_type, obj in events:
+            if event_type == "BOOKMARK" or event_type == "ERROR":
+                continue  # an ERROR (410 Expired) ends the stream: the relist catches up
+            meta = obj.get("metadata") or {}
+            key = (meta.get("namespace") or "", meta.get("name", ""))
+            if event_type == "DELETED":
+                known.pop(key, None)
+            else:
+                known[key] = obj
+            for request in mapper(event_type, obj):
+                enqueue(request)
 
     def _rewatch(self, source: _Source) -> bool:
         """List and watch again after the server ended ``source``'s watch; True when it did (the
@@ -572,6 +566,7 @@ class Manager:
         kind = source.key[2]
         api_version = source.key[1]
         gone = dict(source.known)
+        differences: list[tuple[str, dict[str, Any]]] = []
         for item in listing.get("items") or []:
             item = {"apiVersion": api_version, "kind": kind, **item}
             meta = item.get("metadata") or {}
@@ -580,9 +575,9 @@ class Manager:
             if previous is not None and (previous.get("metadata") or {}).get("resourceVersion") == meta.get(
                     "resourceVersion"):
                 continue  # unchanged while the watch was down
-            self._deliver(source, "MODIFIED" if previous is not None else "ADDED", item)
-        for obj in gone.values():
-            self._deliver(source, "DELETED", obj)
+            differences.append(("MODIFIED" if previous is not None else "ADDED", item))
+        differences.extend(("DELETED", obj) for obj in gone.values())
+        self._deliver(source, differences)
         return True
 
     def step(self) -> bool:

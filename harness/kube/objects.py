@@ -71,3 +71,47 @@ def _is_json(value: Any) -> bool:
     except TypeError:  # orjson.JSONEncodeError
         return False
     return True
+
+
+def replacement(stored: dict[str, Any], *own: str) -> dict[str, Any]:
+    """A new version of ``stored`` for a write that changes only the top-level fields ``own``, one level
+    down: each of them a dict of its own (a shallow copy; an empty one when absent or null), everything
+    else shared with ``stored``. A write replaces a stored object and never changes it, so sharing the
+    rest is safe where copying it whole costs a deep copy per write."""
+    out = dict(stored)
+    for name in own:
+        out[name] = dict(stored.get(name) or {})
+    return out
+
+
+class JsonMemo:
+    """Answers remembered per JSON value, bounded (forgotten all at once when full): a value is the one
+    remembered when its JSON is the same bytes (so ``1``, ``1.0`` and ``true`` differ) and Python finds
+    it equal (so a tuple, or a NaN that JSON prints as null, is not taken for the list or null it
+    prints as). Values that are not plain JSON (a key that is no string, an integer beyond 64 bits) are
+    never remembered."""
+
+    def __init__(self, limit: int) -> None:
+        self._limit = limit
+        self._entries: dict[tuple[Any, bytes], tuple[Any, Any]] = {}
+
+    def find(self, tag: Any, value: Any) -> tuple[tuple[Any, bytes] | None, Any]:
+        """(the key to :meth:`remember` ``value`` under for ``tag``, or None when it cannot be; the answer
+        remembered for it, or None)."""
+        try:
+            key = (tag, orjson.dumps(value))
+        except TypeError:  # orjson.JSONEncodeError
+            return None, None
+        found = self._entries.get(key)
+        if found is not None and found[0] == value:
+            return key, found[1]
+        return key, None
+
+    def remember(self, key: tuple[Any, bytes] | None, value: Any, answer: Any) -> None:
+        """Remember ``answer`` (not None) for ``value`` under ``key`` from :meth:`find` (a copy of ``value``
+        is kept, so a caller changing it later changes nothing here)."""
+        if key is None:
+            return
+        if len(self._entries) >= self._limit:
+            self._entries.clear()
+        self._entries[key] = (clone(value), answer)

@@ -29,8 +29,6 @@ import re
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-import orjson
-
 from harness.kube.errors import (
     FIELD_VALUE_INVALID,
     FieldError,
@@ -41,7 +39,7 @@ from harness.kube.errors import (
 )
 from harness.kube.groupversion import parse_group_version
 from harness.kube.names.meta import FOREGROUND_FINALIZER, ORPHAN_FINALIZER
-from harness.kube.objects import clone
+from harness.kube.objects import JsonMemo
 
 # -- limits ----------------------------------------------------------------------------------------
 
@@ -436,27 +434,9 @@ def validate_namespace_name(name: str, field_path: str = "metadata.name") -> lis
 
 # Metadata parts found valid before: a write that keeps its labels, annotations, owner references or
 # finalizers (every status write, most updates; the Pods of one workload share their labels) checks
-# them once. Keyed by what is checked and the value's JSON bytes, and a hit also needs Python equality
-# (as typed decoding's memo: 1, 1.0 and true print differently; a tuple prints as the list it is not).
-# Only values without errors are remembered, so an error's path and text are always computed afresh.
-_VALID: dict[tuple[str, bytes], Any] = {}
-_VALID_LIMIT = 4096
-
-
-_KNOWN_VALID = ("", b"")  # what _valid_key answers for a value found valid before
-
-
-def _valid_key(what: str, value: Any) -> tuple[str, bytes] | None:
-    """:data:`_KNOWN_VALID` when ``value`` was valid as ``what`` before, else the key to remember it by
-    once checked (None: not plain JSON, a key that is no string or a huge integer)."""
-    try:
-        key = (what, orjson.dumps(value))
-    except TypeError:  # orjson.JSONEncodeError
-        return None
-    found = _VALID.get(key)
-    if found is not None and found == value:
-        return _KNOWN_VALID
-    return key
+# them once (harness.kube.objects.JsonMemo says when a value is the one remembered). Only values without
+# errors are remembered, so an error's path and text are always computed afresh.
+_VALID = JsonMemo(4096)  # what -> True for a value found valid as what
 
 
 def checked_once(what: str, check: Callable[[Any, str], list[FieldError]], value: Any,
@@ -465,14 +445,12 @@ def checked_once(what: str, check: Callable[[Any, str], list[FieldError]], value
     (then no errors). For a check whose errors depend on the value alone (their path aside)."""
     if not value:
         return check(value, field_path)
-    key = _valid_key(what, value)
-    if key is _KNOWN_VALID:
+    key, known = _VALID.find(what, value)
+    if known:
         return []
     errs = check(value, field_path)
-    if key is not None and not errs:
-        if len(_VALID) >= _VALID_LIMIT:
-            _VALID.clear()
-        _VALID[key] = clone(value)
+    if not errs:
+        _VALID.remember(key, value, True)
     return errs
 
 

@@ -15,6 +15,7 @@ from harness.apiserver.resources import ResourceType
 from harness.apiserver.server import APIServer
 from harness.apiserver.subresources.base import CREATE, ServedBy, SubresourceRequest
 from harness.kube import errors
+from harness.kube.objects import replacement
 
 BINDING_KIND = "Binding"
 
@@ -33,13 +34,9 @@ def bind(
         raise errors.conflict("pods", "", name, f'pod {name} is already assigned to node "{current}"')
     if old["metadata"].get("deletionTimestamp"):
         raise errors.conflict("pods", "", name, f"pod {name} is being deleted, cannot be assigned to a host")
-    # A write replaces the stored object and never changes it: the new one shares what it does not
-    # change, and gets its own dicts where this write (and ``write``: the resourceVersion) edits.
-    new = dict(old)
-    new["metadata"] = dict(old["metadata"])
-    new["spec"] = dict(old.get("spec") or {})
+    # Own dicts where this write (and ``write``: the resourceVersion) edits; the rest shared.
+    new = replacement(old, "metadata", "spec", "status")
     new["spec"]["nodeName"] = node
-    new["status"] = dict(old.get("status") or {})
     conditions = [c for c in new["status"].get("conditions", []) if c.get("type") != "PodScheduled"]
     conditions.append({"type": "PodScheduled", "status": "True", "lastProbeTime": None,
                        "lastTransitionTime": server.now()})
