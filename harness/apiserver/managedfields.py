@@ -283,11 +283,35 @@ def _cap(managers: Managers, api_version: str) -> None:
 
 _CREATED_CACHE: dict[tuple[str, str, str, int, bytes], SharedFields] = {}
 _CREATED_CACHE_SIZE = 512
+# The same by the body's outline (:func:`_outline`): bodies that differ only in their scalars (an
+# Event per Pod: its message, the Pod's name, uid and resourceVersion) own the same tree.
+_CREATED_BY_OUTLINE: dict[tuple[str, str, str, int, bytes], SharedFields] = {}
+
+
+def _outline(value: dict[str, Any]) -> dict[str, Any]:
+    """``value`` with every scalar held by an object replaced by None; lists are kept whole. What a
+    create owns depends on nothing else: an object's keys, which values are objects or lists (and
+    whether they are empty), and a list's items (their keys name the list's elements); never on a
+    scalar field's value."""
+    out: dict[str, Any] = {}
+    for key, child in value.items():
+        kind = type(child)
+        out[key] = _outline(child) if kind is dict else child if kind is list else None
+    return out
+
+
+def _remember_created(cache: dict[tuple[str, str, str, int, bytes], SharedFields],
+                      key: tuple[str, str, str, int, bytes], fields: SharedFields) -> SharedFields:
+    if len(cache) >= _CREATED_CACHE_SIZE:
+        cache.pop(next(iter(cache)))
+    cache[key] = fields
+    return fields
 
 
 def _created_fields(rt: ResourceType, stripped: dict[str, Any]) -> SharedFields:
     """What a create owns. Objects made from one template (a ReplicaSet's Pods) own the same tree,
-    so it is computed once per distinct body (the body's JSON, without name and uid, is the key)."""
+    so it is computed once per distinct body (the body's JSON, without name and uid, is the key),
+    and once per distinct outline of bodies that differ only in their scalars."""
     try:
         # orjson: the key only needs to be canonical (keys sorted), and the C encoder is several
         # times faster than json.dumps on every create.
@@ -299,13 +323,18 @@ def _created_fields(rt: ResourceType, stripped: dict[str, Any]) -> SharedFields:
         # hold its memory.
         return SharedFields(fs.added_fields_v1(stripped, shapes_for(rt)))
     # A custom resource's shapes come from its schema, which a CRD update replaces.
-    key = (rt.group, rt.version, rt.plural, id(rt.schema) if rt.custom else 0, text)
+    kind = (rt.group, rt.version, rt.plural, id(rt.schema) if rt.custom else 0)
+    key = (*kind, text)
     cached = _CREATED_CACHE.get(key)
-    if cached is None:
-        if len(_CREATED_CACHE) >= _CREATED_CACHE_SIZE:
-            _CREATED_CACHE.pop(next(iter(_CREATED_CACHE)))
-        cached = _CREATED_CACHE[key] = SharedFields(fs.added_fields_v1(stripped, shapes_for(rt)))
-    return cached
+    if cached is not None:
+        return cached
+    outline = (*kind, orjson.dumps(_outline(stripped), option=orjson.OPT_SORT_KEYS))
+    cached = _CREATED_BY_OUTLINE.get(outline)
+    if cached is not None:
+        return cached  # not remembered by its JSON too: such bodies rarely come again
+    fields = SharedFields(fs.added_fields_v1(stripped, shapes_for(rt)))
+    _remember_created(_CREATED_BY_OUTLINE, outline, fields)
+    return _remember_created(_CREATED_CACHE, key, fields)
 
 
 def record_update(
