@@ -246,10 +246,8 @@ class APIServer:
         new: dict[str, Any] | None,
         subresource: str = "",
     ) -> None:
-        self.audit.add(
-            time=self.clock.now(), cluster=self.name, verb=verb, resource=rt.qualified, subresource=subresource,
-            namespace=namespace or "", name=name, user=user, code=code, old=old, new=new,
-        )
+        self.audit.record(self.clock.now(), self.name, verb, rt.qualified, subresource, namespace or "", name, user,
+                          code, old, new)
         for hook in self._write_hooks:
             try:
                 hook(verb, rt, old, new)
