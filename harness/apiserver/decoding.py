@@ -178,7 +178,7 @@ class _Node:
         self.zero_struct = False  # set on a property: null becomes {} (a required struct field)
         # An integer's Go range (for the other shapes, an empty one: nothing is in it).
         self.low, self.high = INT_RANGES.get(go, (0, -1)) if shape == _INTEGER else (0, -1)
-        self.memo = struct in _MEMO_STRUCTS
+        self.memo = struct in _MEMO_STRUCTS or (shape == _ARRAY and go in _MEMO_LISTS)
 
     @property
     def properties(self) -> dict[str, _Node]:
@@ -211,8 +211,14 @@ def _with_zero_struct(node: _Node) -> _Node:
 # Structs whose values repeat from write to write: a PodSpec is a workload's template, the same for
 # every Pod it creates. Their decoded values are remembered by their JSON (see _decode_memo).
 _MEMO_STRUCTS = frozenset({"PodSpec"})
-# Per (id of the node, the value): its decoded form, a private copy; 256 distinct values per process.
+# Lists whose values repeat likewise: the conditions of a status, which every Pod a kubelet starts at
+# one instant, or every sync of a budget, writes alike (a list of five PodConditions decodes in about
+# twice the time a remembered one is found and copied).
+_MEMO_LISTS = frozenset({"[]v1.PodCondition", "[]v1.Condition"})
+# Per (id of the node, the value): its decoded form, a private copy; 256 distinct values per process,
+# the lists apart (they change with the clock, and would push the PodSpecs out).
 _MEMO = JsonMemo(256)
+_LIST_MEMO = JsonMemo(256)
 
 
 _COMPILED: dict[int, _Node] = {}
@@ -442,13 +448,14 @@ def _decode_memo(value: Any, node: _Node, struct: str, walk: _Walk) -> Any:
     values that decoded without an error or an unknown field are remembered (the path of either
     depends on where the value is); :class:`~harness.kube.objects.JsonMemo` says when a value is the
     one remembered."""
-    key, found = _MEMO.find(id(node), value)
+    memo = _MEMO if node.shape == _STRUCT else _LIST_MEMO
+    key, found = memo.find(id(node), value)
     if found is not None:
         return clone(found)
     unknown = len(walk.unknown)
     decoded = _decode(value, node, struct, walk)
     if len(walk.unknown) == unknown:
-        _MEMO.remember(key, value, clone(decoded))
+        memo.remember(key, value, clone(decoded))
     return decoded
 
 
@@ -638,8 +645,13 @@ def decode(
     reused: dict[str, Any] = {}
     if status_of is not None and not rt.custom:
         for key, item in body.items():
-            if key != "status" and key in status_of and same_json(item, status_of[key]):
-                reused[key] = dict(status_of[key]) if key == "metadata" else status_of[key]
+            if key == "status" or key not in status_of:
+                continue
+            stored = status_of[key]
+            # The stored value itself (a writer that read the object and replaced only its status
+            # sends it back as it was) needs no comparison of its JSON.
+            if item is stored or same_json(item, stored):
+                reused[key] = dict(stored) if key == "metadata" else stored
         if reused:
             whole = body
             body = {k: v for k, v in body.items() if k not in reused}
