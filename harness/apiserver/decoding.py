@@ -641,7 +641,7 @@ def decode(
     will be kept). A top-level field equal to the stored one as JSON is not decoded again (the
     stored value was decoded when written, so decoding the same value finds nothing): the result
     holds the stored value itself, for reading only, and a shallow copy of the stored metadata."""
-    scope = current()
+    scope = _SCOPE.get()  # None outside a request: Warn, and the warnings discarded (see current)
     reused: dict[str, Any] = {}
     if status_of is not None and not rt.custom:
         for key, item in body.items():
@@ -670,6 +670,10 @@ def decode(
                 decoded = {k: reused[k] if k in reused else decoded[k] for k in whole if k in reused or k in decoded}
     except DecodeError as exc:
         raise _failure(rt, body, str(exc), origin) from None
+    if not unknown and (scope is None or not scope.duplicates):
+        return decoded  # nothing to refuse or warn about (the common write)
+    if scope is None:
+        scope = current()
     problems = strict_problems(unknown, scope.duplicates)
     if problems and scope.field_validation == STRICT:
         raise _failure(rt, body, "strict decoding error: " + ", ".join(problems), origin)
