@@ -522,3 +522,18 @@ def test_a_status_write_sending_back_the_stored_parts_themselves_reuses_them(ser
     assert decoded["metadata"] == stored["metadata"] and decoded["metadata"] is not stored["metadata"]
     assert decoded["status"] == {"phase": "Running"}
     assert list(decoded) == list(body)
+
+
+def test_empty_structs_maps_and_lists_decode_to_empty_ones_of_their_own() -> None:
+    body = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "labels": {}, "finalizers": []},
+            "spec": {"containers": [], "nodeSelector": {}, "securityContext": {}},
+            "status": {"containerStatuses": [{"name": "c", "lastState": {}, "state": {}}]}}
+    decoded = decoding.decode(builtins.POD, body)
+    assert decoded == body
+    assert not set(_containers(decoded)) & set(_containers(body))
+    # A wrong type in an empty one's place is still refused.
+    body["spec"]["securityContext"] = []
+    with pytest.raises(StatusError) as refused:
+        decoding.decode(builtins.POD, body)
+    assert refused.value.status["message"].endswith(
+        "json: cannot unmarshal array into Go struct field PodSpec.spec.securityContext of type v1.PodSecurityContext")

@@ -374,6 +374,11 @@ def _decode(value: Any, node: _Node, struct: str, walk: _Walk) -> Any:
             if sub_shape == _ANY:
                 out[key] = clone(item)
                 continue
+            if not item and ((item_class is dict and sub_shape in (_STRUCT, _MAP))
+                             or (item_class is list and sub_shape == _ARRAY)):
+                # An empty struct, map or list (a container's `lastState: {}`) decodes to an empty one.
+                out[key] = {} if item_class is dict else []
+                continue
             path.append((key, True))
             out[key] = _decode_memo(item, sub, node.struct, walk) if sub.memo else _decode(item, sub, node.struct, walk)
             path.pop()
