@@ -383,17 +383,7 @@ def _decode(value: Any, node: _Node, struct: str, walk: _Walk) -> Any:
             out[key] = _decode_memo(item, sub, node.struct, walk) if sub.memo else _decode(item, sub, node.struct, walk)
             path.pop()
         return out
-    if shape == _STRING:
-        if not isinstance(value, str):
-            raise walk.type_error(json_kind(value), struct, node.go)
-        return value
-    if shape == _INTEGER or (shape == _INT_OR_STRING and not isinstance(value, str)):
-        if not _is_number(value):
-            raise walk.type_error(json_kind(value), struct, node.go)
-        low, high = INT_RANGES[node.go]
-        if isinstance(value, float) or not low <= value <= high:
-            raise walk.type_error(f"number {_number_literal(value)}", struct, node.go)
-        return value
+    # The containers next: the leaves of a struct seldom get here (its loop takes them).
     if shape == _ARRAY:
         if not isinstance(value, list):
             raise walk.type_error(json_kind(value), struct, node.go)
@@ -414,7 +404,9 @@ def _decode(value: Any, node: _Node, struct: str, walk: _Walk) -> Any:
     if shape == _MAP:
         if not isinstance(value, dict):
             raise walk.type_error(json_kind(value), struct, node.go)
-        item_node = node.item
+        item_node = node._item
+        if item_node is None:
+            item_node = node.item
         if item_node.shape == _STRING:
             for item in value.values():
                 if not isinstance(item, str) and item is not None:
@@ -427,6 +419,17 @@ def _decode(value: Any, node: _Node, struct: str, walk: _Walk) -> Any:
             out_map[key] = _decode(item, item_node, struct, walk)
             path.pop()
         return out_map
+    if shape == _STRING:
+        if not isinstance(value, str):
+            raise walk.type_error(json_kind(value), struct, node.go)
+        return value
+    if shape == _INTEGER or (shape == _INT_OR_STRING and not isinstance(value, str)):
+        if not _is_number(value):
+            raise walk.type_error(json_kind(value), struct, node.go)
+        low, high = INT_RANGES[node.go]
+        if isinstance(value, float) or not low <= value <= high:
+            raise walk.type_error(f"number {_number_literal(value)}", struct, node.go)
+        return value
     if shape == _NUMBER:
         if not _is_number(value):
             raise walk.type_error(json_kind(value), struct, node.go)
