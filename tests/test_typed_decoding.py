@@ -537,3 +537,24 @@ def test_empty_structs_maps_and_lists_decode_to_empty_ones_of_their_own() -> Non
         decoding.decode(builtins.POD, body)
     assert refused.value.status["message"].endswith(
         "json: cannot unmarshal array into Go struct field PodSpec.spec.securityContext of type v1.PodSecurityContext")
+
+
+@pytest.mark.parametrize(("disrupted", "message"), [
+    ({"web-0": "2026-01-01T00:00:00Z", "web-1": "2026-01-01T00:00:01.5+02:00"}, ""),
+    ({"web-0": "2026-01-01T00:00:00Z", "web-1": None}, ""),
+    ({"web-0": "2026-01-01T00:00:00Z", "web-1": "soon"},
+     'parsing time "soon" as "2006-01-02T15:04:05Z07:00": cannot parse "soon" as "2006"'),
+    ({"web-0": 5}, "json: cannot unmarshal number into Go struct field PodDisruptionBudgetStatus.status.disruptedPods "
+                   "of type string"),
+])
+def test_a_budgets_disrupted_pods_are_times(disrupted: dict[str, Any], message: str) -> None:
+    body = {"apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": {"name": "b"},
+            "status": {"disruptedPods": disrupted, "disruptionsAllowed": 0}}
+    if not message:
+        decoded = decoding.decode(builtins.POD_DISRUPTION_BUDGET, body)
+        assert decoded["status"]["disruptedPods"] == disrupted
+        assert decoded["status"]["disruptedPods"] is not disrupted
+        return
+    with pytest.raises(StatusError) as refused:
+        decoding.decode(builtins.POD_DISRUPTION_BUDGET, body)
+    assert refused.value.status["message"].endswith(message)

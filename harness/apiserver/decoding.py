@@ -412,6 +412,10 @@ def _decode(value: Any, node: _Node, struct: str, walk: _Walk) -> Any:
                 if not isinstance(item, str) and item is not None:
                     raise walk.type_error(json_kind(item), struct, item_node.go)
             return dict(value)
+        if item_node.shape == _TIME and all(
+            item.__class__ is str and _RFC3339_RE.match(item) for item in value.values()
+        ):
+            return dict(value)  # a map of times (a budget's disruptedPods) whose times all parse
         out_map = {}
         path = walk.path
         for key, item in value.items():
