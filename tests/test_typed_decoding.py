@@ -449,3 +449,112 @@ def test_an_unknown_field_in_a_pod_spec_is_reported_at_every_write() -> None:
             decoded = decoding.decode(builtins.POD, _pod_with_spec(json.loads(json.dumps(spec))))
         assert scope.warnings == ['unknown field "spec.containers[0].bogus"']
         assert decoded["spec"] == {"containers": [{"name": "c", "image": "i"}]}
+
+
+def _pod_with_conditions(conditions: Any) -> dict[str, Any]:
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}, "status": {"conditions": conditions}}
+
+
+CONDITIONS = [{"type": "Ready", "status": "True", "lastProbeTime": None, "lastTransitionTime": "2026-01-01T00:00:00Z"},
+              {"type": "PodScheduled", "status": "True", "lastTransitionTime": "2026-01-01T00:00:00Z"}]
+
+
+def test_a_conditions_list_decoded_again_is_a_fresh_equal_copy() -> None:
+    # Every Pod a kubelet starts at one instant writes the same conditions: the decoded list is
+    # remembered, each write gets its own copy (a null probe time kept, as decoding it keeps it).
+    first = decoding.decode(builtins.POD, _pod_with_conditions(CONDITIONS))
+    first["status"]["conditions"][0]["status"] = "False"
+    first["status"]["conditions"].append({"type": "Initialized"})
+    second = decoding.decode(builtins.POD, _pod_with_conditions(json.loads(json.dumps(CONDITIONS))))
+    assert second["status"]["conditions"] == CONDITIONS
+    assert not set(_containers(second)) & set(_containers(first))
+
+
+@pytest.mark.parametrize(("again", "message"), [
+    ([{"type": "Ready", "status": True}],
+     "json: cannot unmarshal bool into Go struct field PodCondition.status.conditions.status of type string"),
+    (({"type": "Ready", "status": "True"},),
+     "json: cannot unmarshal object into Go struct field PodStatus.status.conditions of type []v1.PodCondition"),
+    ([{"type": "Ready", "status": "True", "lastTransitionTime": "yesterday"}],
+     'parsing time "yesterday" as "2006-01-02T15:04:05Z07:00": cannot parse "yesterday" as "2006"'),
+])
+def test_a_conditions_list_like_a_decoded_one_is_still_refused_for_its_own_types(again: Any, message: str) -> None:
+    decoding.decode(builtins.POD, _pod_with_conditions([{"type": "Ready", "status": "True"}]))
+    with pytest.raises(StatusError) as refused:
+        decoding.decode(builtins.POD, _pod_with_conditions(again))
+    assert refused.value.status["message"].endswith(message)
+
+
+def test_a_budgets_condition_with_a_fractional_generation_is_refused_after_a_whole_one() -> None:
+    # 1 and 1.0 are equal in Python; the remembered list with 1 does not stand for one with 1.0.
+    def budget(generation: Any) -> dict[str, Any]:
+        return {"apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": {"name": "b"},
+                "status": {"conditions": [{"type": "DisruptionAllowed", "status": "True", "reason": "SufficientPods",
+                                           "message": "", "observedGeneration": generation,
+                                           "lastTransitionTime": "2026-01-01T00:00:00Z"}]}}
+    decoded = decoding.decode(builtins.POD_DISRUPTION_BUDGET, budget(1))
+    assert decoded["status"]["conditions"][0]["observedGeneration"] == 1
+    with pytest.raises(StatusError) as refused:
+        decoding.decode(builtins.POD_DISRUPTION_BUDGET, budget(1.0))
+    assert refused.value.status["message"].endswith(
+        "json: cannot unmarshal number 1.0 into Go struct field Condition.status.conditions.observedGeneration of "
+        "type int64")
+
+
+def test_an_unknown_field_in_a_conditions_list_is_reported_at_every_write() -> None:
+    conditions = [{"type": "Ready", "status": "True", "bogus": 1}]
+    for _ in range(2):
+        with decoding.request_scope() as scope:
+            decoded = decoding.decode(builtins.POD, _pod_with_conditions(json.loads(json.dumps(conditions))))
+        assert scope.warnings == ['unknown field "status.conditions[0].bogus"']
+        assert decoded["status"]["conditions"] == [{"type": "Ready", "status": "True"}]
+
+
+def test_a_status_write_sending_back_the_stored_parts_themselves_reuses_them(server: APIServer) -> None:
+    # A writer that read the stored object and replaced only its status sends back the stored
+    # metadata and spec themselves: they are taken as stored (the metadata as a copy of its own).
+    _pod_for_status(server)
+    stored = server.store.get(server.skey(builtins.POD), ("default", "p"))
+    body = dict(stored)
+    body["status"] = {"phase": "Running"}
+    decoded = decoding.decode(builtins.POD, body, status_of=stored)
+    assert decoded["spec"] is stored["spec"]
+    assert decoded["metadata"] == stored["metadata"] and decoded["metadata"] is not stored["metadata"]
+    assert decoded["status"] == {"phase": "Running"}
+    assert list(decoded) == list(body)
+
+
+def test_empty_structs_maps_and_lists_decode_to_empty_ones_of_their_own() -> None:
+    body = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "labels": {}, "finalizers": []},
+            "spec": {"containers": [], "nodeSelector": {}, "securityContext": {}},
+            "status": {"containerStatuses": [{"name": "c", "lastState": {}, "state": {}}]}}
+    decoded = decoding.decode(builtins.POD, body)
+    assert decoded == body
+    assert not set(_containers(decoded)) & set(_containers(body))
+    # A wrong type in an empty one's place is still refused.
+    body["spec"]["securityContext"] = []
+    with pytest.raises(StatusError) as refused:
+        decoding.decode(builtins.POD, body)
+    assert refused.value.status["message"].endswith(
+        "json: cannot unmarshal array into Go struct field PodSpec.spec.securityContext of type v1.PodSecurityContext")
+
+
+@pytest.mark.parametrize(("disrupted", "message"), [
+    ({"web-0": "2026-01-01T00:00:00Z", "web-1": "2026-01-01T00:00:01.5+02:00"}, ""),
+    ({"web-0": "2026-01-01T00:00:00Z", "web-1": None}, ""),
+    ({"web-0": "2026-01-01T00:00:00Z", "web-1": "soon"},
+     'parsing time "soon" as "2006-01-02T15:04:05Z07:00": cannot parse "soon" as "2006"'),
+    ({"web-0": 5}, "json: cannot unmarshal number into Go struct field PodDisruptionBudgetStatus.status.disruptedPods "
+                   "of type string"),
+])
+def test_a_budgets_disrupted_pods_are_times(disrupted: dict[str, Any], message: str) -> None:
+    body = {"apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": {"name": "b"},
+            "status": {"disruptedPods": disrupted, "disruptionsAllowed": 0}}
+    if not message:
+        decoded = decoding.decode(builtins.POD_DISRUPTION_BUDGET, body)
+        assert decoded["status"]["disruptedPods"] == disrupted
+        assert decoded["status"]["disruptedPods"] is not disrupted
+        return
+    with pytest.raises(StatusError) as refused:
+        decoding.decode(builtins.POD_DISRUPTION_BUDGET, body)
+    assert refused.value.status["message"].endswith(message)

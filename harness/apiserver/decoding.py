@@ -178,7 +178,7 @@ class _Node:
         self.zero_struct = False  # set on a property: null becomes {} (a required struct field)
         # An integer's Go range (for the other shapes, an empty one: nothing is in it).
         self.low, self.high = INT_RANGES.get(go, (0, -1)) if shape == _INTEGER else (0, -1)
-        self.memo = struct in _MEMO_STRUCTS
+        self.memo = struct in _MEMO_STRUCTS or (shape == _ARRAY and go in _MEMO_LISTS)
 
     @property
     def properties(self) -> dict[str, _Node]:
@@ -211,8 +211,14 @@ def _with_zero_struct(node: _Node) -> _Node:
 # Structs whose values repeat from write to write: a PodSpec is a workload's template, the same for
 # every Pod it creates. Their decoded values are remembered by their JSON (see _decode_memo).
 _MEMO_STRUCTS = frozenset({"PodSpec"})
-# Per (id of the node, the value): its decoded form, a private copy; 256 distinct values per process.
+# Lists whose values repeat likewise: the conditions of a status, which every Pod a kubelet starts at
+# one instant, or every sync of a budget, writes alike (a list of five PodConditions decodes in about
+# twice the time a remembered one is found and copied).
+_MEMO_LISTS = frozenset({"[]v1.PodCondition", "[]v1.Condition"})
+# Per (id of the node, the value): its decoded form, a private copy; 256 distinct values per process,
+# the lists apart (they change with the clock, and would push the PodSpecs out).
 _MEMO = JsonMemo(256)
+_LIST_MEMO = JsonMemo(256)
 
 
 _COMPILED: dict[int, _Node] = {}
@@ -368,21 +374,16 @@ def _decode(value: Any, node: _Node, struct: str, walk: _Walk) -> Any:
             if sub_shape == _ANY:
                 out[key] = clone(item)
                 continue
+            if not item and ((item_class is dict and sub_shape in (_STRUCT, _MAP))
+                             or (item_class is list and sub_shape == _ARRAY)):
+                # An empty struct, map or list (a container's `lastState: {}`) decodes to an empty one.
+                out[key] = {} if item_class is dict else []
+                continue
             path.append((key, True))
             out[key] = _decode_memo(item, sub, node.struct, walk) if sub.memo else _decode(item, sub, node.struct, walk)
             path.pop()
         return out
-    if shape == _STRING:
-        if not isinstance(value, str):
-            raise walk.type_error(json_kind(value), struct, node.go)
-        return value
-    if shape == _INTEGER or (shape == _INT_OR_STRING and not isinstance(value, str)):
-        if not _is_number(value):
-            raise walk.type_error(json_kind(value), struct, node.go)
-        low, high = INT_RANGES[node.go]
-        if isinstance(value, float) or not low <= value <= high:
-            raise walk.type_error(f"number {_number_literal(value)}", struct, node.go)
-        return value
+    # The containers next: the leaves of a struct seldom get here (its loop takes them).
     if shape == _ARRAY:
         if not isinstance(value, list):
             raise walk.type_error(json_kind(value), struct, node.go)
@@ -403,12 +404,18 @@ def _decode(value: Any, node: _Node, struct: str, walk: _Walk) -> Any:
     if shape == _MAP:
         if not isinstance(value, dict):
             raise walk.type_error(json_kind(value), struct, node.go)
-        item_node = node.item
+        item_node = node._item
+        if item_node is None:
+            item_node = node.item
         if item_node.shape == _STRING:
             for item in value.values():
                 if not isinstance(item, str) and item is not None:
                     raise walk.type_error(json_kind(item), struct, item_node.go)
             return dict(value)
+        if item_node.shape == _TIME and all(
+            item.__class__ is str and _RFC3339_RE.match(item) for item in value.values()
+        ):
+            return dict(value)  # a map of times (a budget's disruptedPods) whose times all parse
         out_map = {}
         path = walk.path
         for key, item in value.items():
@@ -416,6 +423,17 @@ def _decode(value: Any, node: _Node, struct: str, walk: _Walk) -> Any:
             out_map[key] = _decode(item, item_node, struct, walk)
             path.pop()
         return out_map
+    if shape == _STRING:
+        if not isinstance(value, str):
+            raise walk.type_error(json_kind(value), struct, node.go)
+        return value
+    if shape == _INTEGER or (shape == _INT_OR_STRING and not isinstance(value, str)):
+        if not _is_number(value):
+            raise walk.type_error(json_kind(value), struct, node.go)
+        low, high = INT_RANGES[node.go]
+        if isinstance(value, float) or not low <= value <= high:
+            raise walk.type_error(f"number {_number_literal(value)}", struct, node.go)
+        return value
     if shape == _NUMBER:
         if not _is_number(value):
             raise walk.type_error(json_kind(value), struct, node.go)
@@ -442,13 +460,14 @@ def _decode_memo(value: Any, node: _Node, struct: str, walk: _Walk) -> Any:
     values that decoded without an error or an unknown field are remembered (the path of either
     depends on where the value is); :class:`~harness.kube.objects.JsonMemo` says when a value is the
     one remembered."""
-    key, found = _MEMO.find(id(node), value)
+    memo = _MEMO if node.shape == _STRUCT else _LIST_MEMO
+    key, found = memo.find(id(node), value)
     if found is not None:
         return clone(found)
     unknown = len(walk.unknown)
     decoded = _decode(value, node, struct, walk)
     if len(walk.unknown) == unknown:
-        _MEMO.remember(key, value, clone(decoded))
+        memo.remember(key, value, clone(decoded))
     return decoded
 
 
@@ -634,12 +653,17 @@ def decode(
     will be kept). A top-level field equal to the stored one as JSON is not decoded again (the
     stored value was decoded when written, so decoding the same value finds nothing): the result
     holds the stored value itself, for reading only, and a shallow copy of the stored metadata."""
-    scope = current()
+    scope = _SCOPE.get()  # None outside a request: Warn, and the warnings discarded (see current)
     reused: dict[str, Any] = {}
     if status_of is not None and not rt.custom:
         for key, item in body.items():
-            if key != "status" and key in status_of and same_json(item, status_of[key]):
-                reused[key] = dict(status_of[key]) if key == "metadata" else status_of[key]
+            if key == "status" or key not in status_of:
+                continue
+            stored = status_of[key]
+            # The stored value itself (a writer that read the object and replaced only its status
+            # sends it back as it was) needs no comparison of its JSON.
+            if item is stored or same_json(item, stored):
+                reused[key] = dict(stored) if key == "metadata" else stored
         if reused:
             whole = body
             body = {k: v for k, v in body.items() if k not in reused}
@@ -658,6 +682,10 @@ def decode(
                 decoded = {k: reused[k] if k in reused else decoded[k] for k in whole if k in reused or k in decoded}
     except DecodeError as exc:
         raise _failure(rt, body, str(exc), origin) from None
+    if not unknown and (scope is None or not scope.duplicates):
+        return decoded  # nothing to refuse or warn about (the common write)
+    if scope is None:
+        scope = current()
     problems = strict_problems(unknown, scope.duplicates)
     if problems and scope.field_validation == STRICT:
         raise _failure(rt, body, "strict decoding error: " + ", ".join(problems), origin)

@@ -329,7 +329,9 @@ class APIServer:
     def _validate(self, rt: ResourceType, obj: dict[str, Any], old: dict[str, Any] | None) -> None:
         errs = kube_validation.validate_object_meta(obj, namespaced=rt.namespaced, name_rule=rt.name_rule)
         if old is not None:
-            errs += kube_validation.validate_object_meta_update(obj, old)
+            # Metadata without errors has valid labels, annotations and owner references: the
+            # update's checks of the same values would find nothing either.
+            errs += kube_validation.validate_object_meta_update(obj, old, parts_valid=not errs)
         errs += self._validate_kind(rt, obj, old)
         errs += limits.data_size_errors(rt.api_version, rt.kind, obj)
         if errs:

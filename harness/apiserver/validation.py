@@ -276,6 +276,8 @@ def _validate_container_updates(new: list[Any], old: list[Any], field_path: str)
     errs: list[FieldError] = []
     for i, raw in enumerate(new):
         image = _text(_as_dict(raw).get("image"))
+        if image and image.strip() == image:
+            continue  # (the path is made only for an error)
         image_path = _child(_index(field_path, i), "image")
         if not image:
             errs.append(required(image_path))
@@ -338,18 +340,23 @@ def validate_pod_update(new: Mapping[str, Any], old: Mapping[str, Any]) -> list[
     elif old_deadline is not None:
         errs.append(invalid("spec.activeDeadlineSeconds", None, ACTIVE_DEADLINE_UNSET_MSG))
 
-    new_tolerations = [_without_toleration_seconds(t) for t in _as_list(new_spec.get("tolerations"))]
-    for toleration in _as_list(old_spec.get("tolerations")):
-        if _without_toleration_seconds(toleration) not in new_tolerations:
-            errs.append(forbidden("spec.tolerations", TOLERATION_MODIFIED_MSG))
-            break
+    # (Without old tolerations none can have been changed; without new gates none was added.)
+    old_tolerations = _as_list(old_spec.get("tolerations"))
+    if old_tolerations:
+        new_tolerations = [_without_toleration_seconds(t) for t in _as_list(new_spec.get("tolerations"))]
+        for toleration in old_tolerations:
+            if _without_toleration_seconds(toleration) not in new_tolerations:
+                errs.append(forbidden("spec.tolerations", TOLERATION_MODIFIED_MSG))
+                break
 
-    old_gates = {_text(_as_dict(g).get("name")) for g in _as_list(old_spec.get("schedulingGates"))}
-    added_gates = {_text(_as_dict(g).get("name")): i for i, g in enumerate(_as_list(new_spec.get("schedulingGates")))}
-    for gate_name, i in sorted(added_gates.items(), key=lambda item: item[1]):
-        if gate_name not in old_gates:
-            path = _child(_index("spec.schedulingGates", i), "name")
-            errs.append(forbidden(path, SCHEDULING_GATE_ADDED_MSG.format(name=gate_name)))
+    new_gates = _as_list(new_spec.get("schedulingGates"))
+    if new_gates:
+        old_gates = {_text(_as_dict(g).get("name")) for g in _as_list(old_spec.get("schedulingGates"))}
+        added_gates = {_text(_as_dict(g).get("name")): i for i, g in enumerate(new_gates)}
+        for gate_name, i in sorted(added_gates.items(), key=lambda item: item[1]):
+            if gate_name not in old_gates:
+                path = _child(_index("spec.schedulingGates", i), "name")
+                errs.append(forbidden(path, SCHEDULING_GATE_ADDED_MSG.format(name=gate_name)))
 
     if _semantic_equal(new_spec, old_spec):
         return errs

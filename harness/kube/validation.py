@@ -566,21 +566,27 @@ def validate_object_meta(obj: Mapping[str, Any], *, namespaced: bool, name_rule:
     meta = _as_dict(obj.get("metadata"))
     errs: list[FieldError] = []
 
+    # Every write runs this: the checks of a valid name make no error objects, and absent or empty
+    # labels, annotations, owner references and finalizers (which have no errors) are not checked.
     generate_name = _text(meta.get("generateName"))
     if generate_name:
-        errs.extend(invalid("metadata.generateName", generate_name, msg) for msg in name_fn(generate_name, True))
+        messages = name_fn(generate_name, True)
+        if messages:
+            errs.extend(invalid("metadata.generateName", generate_name, msg) for msg in messages)
     name = _text(meta.get("name"))
     if not name:
         if not generate_name:
             errs.append(required("metadata.name", NAME_REQUIRED_MSG))
     else:
-        errs.extend(invalid("metadata.name", name, msg) for msg in name_fn(name, False))
+        messages = name_fn(name, False)
+        if messages:
+            errs.extend(invalid("metadata.name", name, msg) for msg in messages)
 
     namespace = _text(meta.get("namespace"))
     if namespaced:
         if not namespace:
             errs.append(required("metadata.namespace"))
-        else:
+        elif _name_is_dns_label(namespace, False):
             errs.extend(validate_namespace_name(namespace, "metadata.namespace"))
     elif namespace:
         errs.append(forbidden("metadata.namespace", NAMESPACE_NOT_ALLOWED_MSG))
@@ -588,10 +594,16 @@ def validate_object_meta(obj: Mapping[str, Any], *, namespaced: bool, name_rule:
     generation = meta.get("generation")
     if isinstance(generation, int) and not isinstance(generation, bool) and generation < 0:
         errs.append(invalid("metadata.generation", generation, IS_NEGATIVE_MSG))
-    errs.extend(validate_labels(meta.get("labels"), "metadata.labels"))
-    errs.extend(validate_annotations(meta.get("annotations"), "metadata.annotations"))
-    errs.extend(validate_owner_references(meta.get("ownerReferences")))
-    errs.extend(validate_finalizers(meta.get("finalizers")))
+    labels, annotations = meta.get("labels"), meta.get("annotations")
+    if labels:
+        errs.extend(validate_labels(labels, "metadata.labels"))
+    if annotations:
+        errs.extend(validate_annotations(annotations, "metadata.annotations"))
+    owners, finalizers = meta.get("ownerReferences"), meta.get("finalizers")
+    if owners:
+        errs.extend(validate_owner_references(owners))
+    if finalizers:
+        errs.extend(validate_finalizers(finalizers))
     return errs
 
 
@@ -599,10 +611,14 @@ def _same_time(a: Any, b: Any) -> bool:
     return _go_time(a) == _go_time(b)
 
 
-def validate_object_meta_update(new: Mapping[str, Any], old: Mapping[str, Any]) -> list[FieldError]:
+def validate_object_meta_update(
+    new: Mapping[str, Any], old: Mapping[str, Any], *, parts_valid: bool = False
+) -> list[FieldError]:
     """``ValidateObjectMetaUpdate``: no new finalizers while deleting, generation not decremented,
     name/namespace/uid/creationTimestamp/deletionTimestamp/deletionGracePeriodSeconds immutable, and
-    the new labels, annotations and owner references valid.
+    the new labels, annotations and owner references valid. ``parts_valid``: the caller found
+    :func:`validate_object_meta` of ``new`` without errors, so those three are known valid (their
+    checks are the same functions of the same values at the same paths) and are not run again.
 
     Fields ``rest.BeforeUpdate`` copies from the stored object before validating are treated as
     copied: an omitted uid, any creationTimestamp when the stored one is set, a changed
@@ -642,9 +658,16 @@ def validate_object_meta_update(new: Mapping[str, Any], old: Mapping[str, Any]) 
     if new_grace is not None and new_grace != old_grace:
         errs.append(invalid("metadata.deletionGracePeriodSeconds", new_grace, FIELD_IMMUTABLE_MSG))
 
-    errs.extend(validate_labels(new_meta.get("labels"), "metadata.labels"))
-    errs.extend(validate_annotations(new_meta.get("annotations"), "metadata.annotations"))
-    errs.extend(validate_owner_references(new_meta.get("ownerReferences")))
+    if not parts_valid:
+        # (Absent or empty ones have no errors.)
+        labels, annotations = new_meta.get("labels"), new_meta.get("annotations")
+        owners = new_meta.get("ownerReferences")
+        if labels:
+            errs.extend(validate_labels(labels, "metadata.labels"))
+        if annotations:
+            errs.extend(validate_annotations(annotations, "metadata.annotations"))
+        if owners:
+            errs.extend(validate_owner_references(owners))
     return errs
 
 
