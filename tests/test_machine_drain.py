@@ -288,3 +288,20 @@ def test_an_unreachable_node_ignores_pods_deleted_more_than_a_second_ago(capi: C
     assert capi.condition("m1", "DrainingSucceeded")["status"] == "True"
     assert capi.condition("m1", "VolumeDetachSucceeded")["status"] == "True"
     assert capi.remote.get("v1", "Pod", "p", DEFAULT_NAMESPACE)  # the kubelet is away: the Pod stays
+
+
+def test_each_pod_gets_a_filter_status_of_its_own() -> None:
+    # The filters answer shared constants for plain outcomes; the status a Pod ends with is its own, so
+    # one Pod's warning text never shows on another's and the constants stay as they were.
+    from controllers.machine import drain
+
+    okay_before = (drain._OKAY.pod, drain._OKAY.reason, drain._OKAY.message)  # noqa: SLF001
+    warns = [lambda pod: drain._warning("Drain", "no controller") if pod["metadata"]["name"] == "b"  # noqa: SLF001
+             else drain._OKAY]  # noqa: SLF001
+    pods = [{"metadata": {"name": name}} for name in ("a", "b", "c")]
+    statuses = [drain.Drainer._filter(pod, warns) for pod in pods]  # noqa: SLF001
+    assert [s.pod["metadata"]["name"] for s in statuses] == ["a", "b", "c"]
+    assert [(s.reason, s.message) for s in statuses] == [
+        (drain.REASON_OKAY, ""), (drain.REASON_WARNING, "no controller"), (drain.REASON_OKAY, "")]
+    assert len({id(s) for s in statuses} | {id(drain._OKAY)}) == 4  # noqa: SLF001
+    assert (drain._OKAY.pod, drain._OKAY.reason, drain._OKAY.message) == okay_before  # noqa: SLF001

@@ -41,7 +41,6 @@ from harness.kube.names.capi import CLUSTER_API_VERSION as CAPI_API_VERSION
 from harness.kube.names.capi import DRAIN_NOT_COMPLETED_MESSAGE, MACHINE_DRAIN_RULE_KIND
 from harness.kube.names.core import CONDITION_UNKNOWN, NODE_READY, POD_FAILED, POD_SUCCEEDED
 from harness.kube.names.policy import PDB_VIOLATION_MESSAGE
-from harness.kube.ownerrefs import controller_of
 
 # drainRetryInterval: the machine controller drains again this long after an incomplete pass.
 DRAIN_RETRY_INTERVAL = 20.0
@@ -158,6 +157,12 @@ def _wait_completed() -> PodDelete:
     return PodDelete({}, drain_rules.BEHAVIOR_WAIT_COMPLETED, 0, REASON_WAIT_COMPLETED)
 
 
+# The filters' plain answers, shared by every Pod (read only: :meth:`Drainer._filter` copies the last).
+_OKAY = _okay()
+_SKIP = _skip()
+_WAIT_COMPLETED = _wait_completed()
+
+
 def _warning(behavior: str, message: str) -> PodDelete:
     order = 0 if behavior == drain_rules.BEHAVIOR_DRAIN else None
     return PodDelete({}, behavior, order, REASON_WARNING, message)
@@ -259,6 +264,14 @@ def _phase(pod: dict[str, Any]) -> str:
     return str((pod.get("status") or {}).get("phase") or "")
 
 
+def _controller_ref(pod: dict[str, Any]) -> dict[str, Any] | None:
+    """``metav1.GetControllerOf`` for reading: the Pod's own reference (the Pods listed are views)."""
+    for ref in meta(pod).get("ownerReferences") or ():
+        if ref.get("controller"):
+            return ref  # type: ignore[no-any-return]
+    return None
+
+
 def _finished(pod: dict[str, Any]) -> bool:
     return _phase(pod) in (POD_SUCCEEDED, POD_FAILED)
 
@@ -340,7 +353,7 @@ class Drainer:
 
     @staticmethod
     def _filter(pod: dict[str, Any], filters: list[Callable[[dict[str, Any]], PodDelete]]) -> PodDelete:
-        status = _okay()
+        status = _OKAY
         warnings: list[str] = []
         for check in filters:
             status = check(pod)
@@ -348,24 +361,23 @@ class Drainer:
                 break
             if status.reason == REASON_WARNING:
                 warnings.append(status.message)
-        if status.behavior == drain_rules.BEHAVIOR_DRAIN and status.reason in (REASON_OKAY, REASON_WARNING) \
-                and warnings:
-            status.reason = REASON_WARNING
-            status.message = ", ".join(warnings)
-        status.pod = pod
-        return status
+        reason, message = status.reason, status.message
+        if status.behavior == drain_rules.BEHAVIOR_DRAIN and reason in (REASON_OKAY, REASON_WARNING) and warnings:
+            reason, message = REASON_WARNING, ", ".join(warnings)
+        # The filters' answers may be the shared constants: the Pod's own status is a new one.
+        return PodDelete(pod, status.behavior, status.order, reason, message)
 
     def _skip_deleted(self, pod: dict[str, Any]) -> PodDelete:
         deleted = meta(pod).get("deletionTimestamp")
         if self.skip_wait_for_delete_timeout_seconds > 0 and deleted \
                 and int(self.now - parse_rfc3339(deleted)) > self.skip_wait_for_delete_timeout_seconds:
-            return _skip()
-        return _okay()
+            return _SKIP
+        return _OKAY
 
     def _daemonset(self, pod: dict[str, Any]) -> PodDelete:
-        ref = controller_of(pod)
+        ref = _controller_ref(pod)
         if ref is None or ref.get("kind") != "DaemonSet" or _finished(pod):
-            return _okay()
+            return _OKAY
         namespace = meta(pod).get("namespace", "")
         cache_key = (namespace, str(ref.get("name", "")))
         found = self._daemonsets.get(cache_key)
@@ -386,32 +398,32 @@ class Drainer:
 
     @staticmethod
     def _mirror(pod: dict[str, Any]) -> PodDelete:
-        return _skip() if MIRROR_POD_ANNOTATION in annotations(pod) else _okay()
+        return _SKIP if MIRROR_POD_ANNOTATION in annotations(pod) else _OKAY
 
     @staticmethod
     def _local_storage(pod: dict[str, Any]) -> PodDelete:
         volumes = (pod.get("spec") or {}).get("volumes") or []
         if not any(v.get("emptyDir") is not None for v in volumes) or _finished(pod):
-            return _okay()
+            return _OKAY
         return _warning(drain_rules.BEHAVIOR_DRAIN, LOCAL_STORAGE_WARNING)
 
     @staticmethod
     def _unreplicated(pod: dict[str, Any]) -> PodDelete:
-        if _finished(pod) or controller_of(pod) is not None:
-            return _okay()
+        if _finished(pod) or _controller_ref(pod) is not None:
+            return _OKAY
         return _warning(drain_rules.BEHAVIOR_DRAIN, UNMANAGED_WARNING)
 
     @staticmethod
     def _drain_label(pod: dict[str, Any]) -> PodDelete:
         labels = meta(pod).get("labels") or {}
         if POD_DRAIN_LABEL not in labels:
-            return _okay()
+            return _OKAY
         value = str(labels[POD_DRAIN_LABEL])
         if value.casefold() == drain_rules.BEHAVIOR_SKIP.casefold():
-            return _skip()
+            return _SKIP
         if value.replace("-", "", 1).casefold() == drain_rules.BEHAVIOR_WAIT_COMPLETED.casefold():
-            return _wait_completed()
-        return _okay()
+            return _WAIT_COMPLETED
+        return _OKAY
 
     @staticmethod
     def _drain_rules(
@@ -427,12 +439,12 @@ class Drainer:
             if behavior == drain_rules.BEHAVIOR_DRAIN:
                 return _okay(drain_rules.drain_order(rule))
             if behavior == drain_rules.BEHAVIOR_SKIP:
-                return _skip()
+                return _SKIP
             if behavior == drain_rules.BEHAVIOR_WAIT_COMPLETED:
-                return _wait_completed()
+                return _WAIT_COMPLETED
             return _error(UNKNOWN_BEHAVIOR_ERROR.format(
                 name=go_quote(str(meta(rule).get("name", ""))), behavior=go_quote(behavior)))
-        return _okay()
+        return _OKAY
 
     # -- eviction ----------------------------------------------------------------------------------
 

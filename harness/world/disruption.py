@@ -244,9 +244,14 @@ class DisruptionController(Controller):
             health.pop(name, None)
             now: set[str] = set()
         else:
+            previous = pods.get(name)
             pods[name] = pod
             health[name] = (bool(meta.get("deletionTimestamp")), is_pod_ready(pod))
             pdbs = self._pdb_cache.get(namespace)
+            if previous is not None and _meta(previous).get("labels") == meta.get("labels"):
+                # Selection reads only the labels, and every PDB change re-selected the cached pods:
+                # a new version with the same labels (a status write, a deletion) is selected as before.
+                return before, before
             if pdbs:
                 labels = meta.get("labels") or {}
                 now = {pdb_name for pdb_name in self._candidates(namespace, labels)

@@ -199,6 +199,8 @@ class GarbageCollector(Controller):
         if orphan and not node.orphan:
             out.add(uid)
         node.deleting, node.foreground, node.orphan = deleting, foreground, orphan
+        if not out:
+            return ()  # most events: nothing to look at
         return [Request("", u) for u in sorted(out)]
 
     def _needs_attention(self, node: _Node, ref: _Ref) -> bool:

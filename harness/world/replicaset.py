@@ -128,6 +128,8 @@ class ReplicaSetController(Controller):
         self._selectors: dict[str, LabelSelector | None] = {}
         self._pods: dict[PodKey, dict[str, Any]] = {}
         self._facts: dict[PodKey, _PodFacts] = {}
+        # Each cached pod's controller reference (None: no controller).
+        self._refs: dict[PodKey, dict[str, Any] | None] = {}
         # Pods by their controller's uid, and pods without a controller, per namespace.
         self._owned: dict[str, set[PodKey]] = {}
         self._orphans: dict[str, set[PodKey]] = {}
@@ -160,24 +162,23 @@ class ReplicaSetController(Controller):
     def _on_pod(self, event: str, pod: dict[str, Any]) -> Iterable[Request]:
         meta = pod["metadata"]
         key = (meta.get("namespace") or "", meta["name"])
-        old = self._pods.get(key)
+        known = key in self._pods
         # Each version's controller reference, read once (stored objects never change).
-        old_ref = _controller_ref(old) if old is not None else None
+        old_ref = self._refs.get(key)
         ref = _controller_ref(pod)
-        if old is not None:
+        if known:
             self._index_under(key, old_ref, add=False)
+        # The facts of the version replaced are stale; the new version's are worked out when a sync
+        # first needs them (most pod events of a drain come and go before their set syncs, and the
+        # ReplicationController's copy of this controller syncs none of a ReplicaSet's pods).
+        self._facts.pop(key, None)
         if event == "DELETED":
             self._pods.pop(key, None)
-            self._facts.pop(key, None)
+            self._refs.pop(key, None)
         else:
             self._pods[key] = pod
+            self._refs[key] = ref
             self._index_under(key, ref, add=True)
-            labels = meta.get("labels") or {}
-            facts = _PodFacts(is_pod_active(pod), pod_ready_since(pod), labels)
-            selector = self._selectors.get(ref["uid"]) if ref else None
-            if selector is not None:
-                facts.matches = selector.matches(labels)
-            self._facts[key] = facts
         requests = []
         for controller in (old_ref, ref):
             if (controller is not None and controller.get("kind") == self.kind
@@ -190,6 +191,15 @@ class ReplicaSetController(Controller):
                 if rs_key[0] == key[0] and selector is not None and not selector.empty and selector.matches(labels):
                     requests.append(Request(*rs_key))
         return requests
+
+    def _facts_of(self, key: PodKey) -> _PodFacts:
+        """What a sync reads of a cached pod, worked out once per pod version."""
+        facts = self._facts.get(key)
+        if facts is None:
+            pod = self._pods[key]
+            facts = _PodFacts(is_pod_active(pod), pod_ready_since(pod), pod["metadata"].get("labels") or {})
+            self._facts[key] = facts
+        return facts
 
     def _parse_selector(self, rs: dict[str, Any]) -> LabelSelector | None:
         selector = (rs.get("spec") or {}).get("selector") or {}
@@ -210,7 +220,8 @@ class ReplicaSetController(Controller):
         if selector is None or selector.empty:
             return None  # upstream refuses an empty selector: it would adopt every pod
         claimed = self._claim(rs, selector)
-        active = [k for k in claimed if self._facts[k].active]
+        cached, facts_of = self._facts, self._facts_of  # read for every pod of the set: the cached facts first
+        active = [k for k in claimed if (cached.get(k) or facts_of(k)).active]
         failure: str | None = None
         if not rs["metadata"].get("deletionTimestamp"):
             failure = self._manage(rs, active)
@@ -224,7 +235,7 @@ class ReplicaSetController(Controller):
         deleting = bool(meta.get("deletionTimestamp"))
         out = []
         for key in list(self._owned.get(meta["uid"], ())):
-            facts = self._facts[key]
+            facts = self._facts.get(key) or self._facts_of(key)
             if facts.matches is None:
                 facts.matches = selector.matches(facts.labels)
             if facts.matches:
@@ -314,7 +325,7 @@ class ReplicaSetController(Controller):
 
         def rank(pod: dict[str, Any]) -> tuple[Any, ...]:
             meta = pod["metadata"]
-            facts = self._facts[(meta.get("namespace") or "", meta["name"])]
+            facts = self._facts_of((meta.get("namespace") or "", meta["name"]))
             if facts.rank is None:
                 facts.rank = own_rank(pod, facts)
             phase, ready, cost, ready_since, restarts, created, name = facts.rank
@@ -329,7 +340,8 @@ class ReplicaSetController(Controller):
         min_ready = float(spec.get("minReadySeconds") or 0)
         now = self.now()
         template_labels = list((((spec.get("template") or {}).get("metadata") or {}).get("labels") or {}).items())
-        facts = [self._facts[k] for k in active]
+        cached = self._facts
+        facts = [cached.get(k) or self._facts_of(k) for k in active]
         ready_since = [f.ready_since for f in facts if f.ready_since is not None]
         available = sum(1 for since in ready_since if min_ready <= 0 or since + min_ready <= now)
         fully_labeled = sum(1 for f in facts if all(f.labels.get(k) == v for k, v in template_labels))
