@@ -8,14 +8,19 @@ from __future__ import annotations
 
 import random
 import re
-from collections.abc import Iterable
+import threading
+import time
+from collections.abc import Callable, Iterable, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
+from test_http_fixtures import Served, serving
 
 from benchmarks import machine as bench
 from harness.apiserver.clusters import MANAGEMENT, ClusterSet
 from harness.client import runtime
+from harness.client.http import HttpClient
 from harness.client.inprocess import InProcessClient
 from harness.client.runtime import Controller, Manager, Request
 from harness.clock import Scheduler, VirtualClock
@@ -341,3 +346,80 @@ def test_a_world_that_shares_its_watches_does_what_one_that_does_not_does(monkey
     for key in ("audit", "history", "now", "errors"):
         assert shared[key] == own[key], key
     assert shared["watchers"] < own["watchers"] * 0.6  # 117 of 209 when written
+
+
+class _Recorder(Controller):
+    """Records every key it is asked to reconcile (over HTTP)."""
+
+    def __init__(self, name: str, client: HttpClient) -> None:
+        super().__init__()
+        self.name = name
+        self.client = client
+        self.seen: list[str] = []
+
+    def setup(self) -> None:
+        self.watch(self.client, "v1", "ConfigMap", namespace="default")
+
+    def reconcile(self, request: Request) -> None:
+        self.seen.append(request.name)
+
+
+@pytest.fixture
+def served(tmp_path: Path) -> Iterator[Served]:
+    yield from serving(tmp_path, simulators=[], controllers=[])
+
+
+def _wait_until(stream: Any, condition: Callable[[Any], bool], what: str) -> None:
+    """Wait (bounded, wall time: a real stream read on a thread) until ``condition(stream)`` holds."""
+    arrived = threading.Event()
+    stream.on_event = arrived.set
+    deadline = time.monotonic() + 10.0
+    while not condition(stream):
+        remaining = deadline - time.monotonic()
+        assert remaining > 0, f"timed out waiting for {what}"
+        arrived.wait(min(remaining, 0.05))
+        arrived.clear()
+
+
+def test_over_http_the_sources_of_one_client_share_its_watch_and_its_reestablishing(served: Served) -> None:
+    """A controller process's controllers share its client (one user, one connection): one stream per watch,
+    and when the server ends it, one list and one new watch for all of them. Another client (another user,
+    say) keeps a watch of its own."""
+    world = served.world.client()
+    world.create(_configmap("kept"))
+    world.create(_configmap("removed"))
+    with served.http() as admin:
+        admin.post("/harness/v1/faults", json={"fault": "DropWatch", "resource": "configmaps", "count": 1,
+                                               "afterEvents": 2})
+    client = HttpClient.from_kubeconfig(served.kubeconfig.read_text())
+    other = HttpClient.from_kubeconfig(served.kubeconfig.read_text())
+    lists: list[int] = []
+    listing = client.list
+
+    def counted(*args: Any, **kwargs: Any) -> dict[str, Any]:
+        lists.append(1)
+        return listing(*args, **kwargs)  # type: ignore[no-any-return]
+
+    client.list = counted  # type: ignore[method-assign]
+    try:
+        manager = Manager(Scheduler(VirtualClock()))
+        first = manager.add(_Recorder("first", client))
+        second = manager.add(_Recorder("second", client))
+        (stream,) = manager.sources()
+        _wait_until(stream, lambda w: w.ended, "the server to end the shared watch after two events")
+        world.delete("v1", "ConfigMap", "removed", "default")
+        world.create(_configmap("added"))
+        manager.settle()
+        assert lists == [1]
+        for recorder in (first, second):
+            assert sorted(set(recorder.seen)) == ["added", "kept", "removed"]  # type: ignore[attr-defined]
+        (reopened,) = manager.sources()
+        assert reopened is not stream and not reopened.ended
+        third = manager.add(_Recorder("third", other))
+        assert len(manager.sources()) == 2
+        _wait_until(manager.sources()[1], lambda w: w.received >= 2, "the other client's own watch")
+        manager.settle()
+        assert sorted(third.seen) == ["added", "kept"]  # type: ignore[attr-defined]
+    finally:
+        client.close()
+        other.close()

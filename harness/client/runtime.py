@@ -14,9 +14,9 @@ tried again after :data:`RELIST_BACKOFF_BASE` virtual seconds, doubling up to
 :data:`RELIST_BACKOFF_MAX`.
 
 Controllers of one manager that open the identical watch share one server watch, as the controllers of
-kube-controller-manager share one informer per kind (in-process clients only, whose watches no audit
-record or fault rule tells apart: :class:`Manager`); each still gets exactly the events, in the order and at
-the pumps, its own watch would have given it.
+kube-controller-manager share one informer per kind (through in-process clients of the same clusters, whose
+watches nothing records per user; over HTTP, through the same client object: :func:`_watch_identity`); each
+still gets exactly the events, in the order and at the pumps, its own watch would have given it.
 """
 
 from __future__ import annotations
@@ -413,26 +413,30 @@ def _raw_watch(stream: WatchStream) -> Any:
 
 
 def _watch_identity(client: Client) -> Any:
-    """Who a watch opened through ``client`` is, as far as sharing it goes; None: never shared.
+    """Who a watch opened through ``client`` is, as far as sharing it goes.
 
-    An in-process client's watch is neither audited nor subject to fault rules (harness/apiserver/faults.py),
-    so watches of the same cluster are the same whoever asks: the world's simulators and controllers share
-    one per kind, as kube-controller-manager's controllers share one informer. A watch over HTTP is a request
-    of its user's in the audit trail, and fault rules act on it: it stays each source's own."""
+    An in-process client's watch is neither recorded nor subject to fault rules (harness/apiserver/faults.py),
+    so watches of the same clusters are the same whoever asks: the world's simulators and controllers share
+    one per kind, as kube-controller-manager's controllers share one informer. Any other client's watch is a
+    request of its user's (the served world lists its streams by user, fault rules pick watches by user):
+    shared only among the sources of the very same client object (one user, one connection), as a
+    controller process's controllers share its informers (``python -m controllers`` gives them one)."""
     # Looked up rather than imported: the in-process client brings in the whole API server, which a
     # controller process (whose clients are HTTP ones) never needs.
     inprocess = sys.modules.get("harness.client.inprocess")
     if inprocess is not None and type(client) is inprocess.InProcessClient:
         # The clusters it reaches (they outlive every watch of theirs, so the id is not reused meanwhile).
         return ("in-process", id(client._clusters))
-    return None
+    # The client itself (its sources' closures keep it alive while the shared watch exists).
+    return ("client", id(client))
 
 
 class Manager:
     """Runs controllers: routes watch events to their queues and runs them on the clock.
 
-    Sources that would open the identical watch (same clusters, apiVersion, kind, namespace and selectors,
-    through in-process clients: :func:`_watch_identity`) share one server watch: its events are taken once
+    Sources that would open the identical watch (same apiVersion, kind, namespace and selectors, through
+    in-process clients of the same clusters or through the same client object: :func:`_watch_identity`)
+    share one server watch: its events are taken once
     and each source reads them from its own position, so every source gets the events its own watch would
     have given, in the same order, at the same pumps (a pump still looks at the sources in the order they
     were opened). A source that joins a shared watch late first gets an ``ADDED`` event for each object the
@@ -529,7 +533,7 @@ class Manager:
         if not self.share_watches:
             share = None
         shared = self._shared.get(share) if share is not None else None
-        if shared is not None and shared.notifies and not shared.raw.closed:
+        if shared is not None and self._joinable(shared):
             self._join(controller, shared, mapper, key)
             return
         self.add_source(controller, open_watch(), mapper, key, reopen=open_watch, relist=relist, share=share)
@@ -561,6 +565,16 @@ class Manager:
         self._silent += not shared.notifies
         self._dirty = True
 
+    def _joinable(self, shared: _Shared) -> bool:
+        """Whether a source may start reading ``shared`` now: it is open (not ended, nor waiting to be
+        re-established), and the manager hears of its events as it heard of them until now."""
+        if shared in self._failing:
+            return False
+        raw = shared.raw
+        if raw is not None:
+            return shared.notifies and not raw.closed
+        return not getattr(shared.stream, "ended", shared.stream.closed)
+
     def _join(self, controller: Controller, shared: _Shared, mapper: Mapper, key: tuple[Any, ...]) -> None:
         """Add a source reading ``shared`` (open, in-process) from now on, given first an ``ADDED`` for
         each object the watch has now, in the order a watch opened now would give them (the store's key
@@ -572,7 +586,8 @@ class Manager:
         shared.consumers.append(source)
         shared.caught += 1
         self._sources.append(source)
-        if source.backlog:
+        self._silent += not shared.notifies
+        if source.backlog and shared.notifies:
             source.pending = True
             heapq.heappush(self._ready, (source.index, source))
         self._dirty = True
