@@ -390,7 +390,7 @@ def test_over_http_the_sources_of_one_client_share_its_watch_and_its_reestablish
     world.create(_configmap("removed"))
     with served.http() as admin:
         admin.post("/harness/v1/faults", json={"fault": "DropWatch", "resource": "configmaps", "count": 1,
-                                               "afterEvents": 2})
+                                               "afterEvents": 3})
     client = HttpClient.from_kubeconfig(served.kubeconfig.read_text())
     other = HttpClient.from_kubeconfig(served.kubeconfig.read_text())
     lists: list[int] = []
@@ -406,20 +406,21 @@ def test_over_http_the_sources_of_one_client_share_its_watch_and_its_reestablish
         first = manager.add(_Recorder("first", client))
         second = manager.add(_Recorder("second", client))
         (stream,) = manager.sources()
-        _wait_until(stream, lambda w: w.ended, "the server to end the shared watch after two events")
+        world.create(_configmap("third"))  # the stream's third event: the server ends it after that one
+        _wait_until(stream, lambda w: w.ended, "the server to end the shared watch after three events")
         world.delete("v1", "ConfigMap", "removed", "default")
         world.create(_configmap("added"))
         manager.settle()
         assert lists == [1]
         for recorder in (first, second):
-            assert sorted(set(recorder.seen)) == ["added", "kept", "removed"]  # type: ignore[attr-defined]
+            assert sorted(set(recorder.seen)) == ["added", "kept", "removed", "third"]  # type: ignore[attr-defined]
         (reopened,) = manager.sources()
         assert reopened is not stream and not reopened.ended
-        third = manager.add(_Recorder("third", other))
+        last = manager.add(_Recorder("last", other))
         assert len(manager.sources()) == 2
-        _wait_until(manager.sources()[1], lambda w: w.received >= 2, "the other client's own watch")
+        _wait_until(manager.sources()[1], lambda w: w.received >= 3, "the other client's own watch")
         manager.settle()
-        assert sorted(third.seen) == ["added", "kept"]  # type: ignore[attr-defined]
+        assert sorted(last.seen) == ["added", "kept", "third"]  # type: ignore[attr-defined]
     finally:
         client.close()
         other.close()

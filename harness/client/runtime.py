@@ -425,10 +425,10 @@ def _watch_identity(client: Client) -> Any:
     # controller process (whose clients are HTTP ones) never needs.
     inprocess = sys.modules.get("harness.client.inprocess")
     if inprocess is not None and type(client) is inprocess.InProcessClient:
-        # The clusters it reaches (they outlive every watch of theirs, so the id is not reused meanwhile).
-        return ("in-process", id(client._clusters))
-    # The client itself (its sources' closures keep it alive while the shared watch exists).
-    return ("client", id(client))
+        # The cluster's API server itself: a workload cluster taken away and made again under its name is
+        # another one (ConnectionError when it is away, as opening the watch would raise).
+        return ("in-process", client._server)
+    return ("client", client)
 
 
 class Manager:
