@@ -138,9 +138,7 @@ class Controller:
             return client.list(api_version, kind, namespace, label_selector=label_selector,
                                field_selector=field_selector)
 
-        identity = _watch_identity(client)
-        share = None if identity is None else (identity, *key[:6])
-        self.manager.watch(self, mapper or _own_key, key, open_watch, relist, share)
+        self.manager.watch(self, mapper or _own_key, key, open_watch, relist, (_watch_identity(client), *key[:6]))
 
     def forget_watches(self, cluster: str) -> None:
         """Stop following a cluster that went away."""
@@ -412,7 +410,7 @@ def _raw_watch(stream: WatchStream) -> Any:
     return getattr(stream, "in_process_watch", None)
 
 
-def _watch_identity(client: Client) -> Any:
+def _watch_identity(client: Client) -> tuple[str, Any]:
     """Who a watch opened through ``client`` is, as far as sharing it goes.
 
     An in-process client's watch is neither recorded nor subject to fault rules (harness/apiserver/faults.py),
