@@ -12,12 +12,18 @@ as an informer does: list again, turn what changed since the last event seen int
 gone since are ``DELETED``), and watch from the list's ``resourceVersion``. A list that fails is
 tried again after :data:`RELIST_BACKOFF_BASE` virtual seconds, doubling up to
 :data:`RELIST_BACKOFF_MAX`.
+
+Controllers of one manager that open the identical watch share one server watch, as the controllers of
+kube-controller-manager share one informer per kind (through in-process clients of the same clusters, whose
+watches nothing records per user; over HTTP, through the same client object: :func:`_watch_identity`); each
+still gets exactly the events, in the order and at the pumps, its own watch would have given it.
 """
 
 from __future__ import annotations
 
 import heapq
 import logging
+import sys
 import traceback
 from collections import deque
 from collections.abc import Callable, Iterable
@@ -38,6 +44,9 @@ MAX_RECONCILES_PER_KEY_PER_INSTANT = 1_000
 # client-go's reflector backs off from a failing list+watch from 800 ms up to 30 s.
 RELIST_BACKOFF_BASE = 0.8
 RELIST_BACKOFF_MAX = 30.0
+# Whether a Manager shares one watch among the sources that would open the identical one (see Manager),
+# unless told otherwise; the tests turn it off to compare a world with and without sharing.
+SHARE_WATCHES = True
 # A key whose reconcile failed on a request the apiserver could not serve (409, 429, 5xx, no connection)
 # is still recovering while the controller asks for it again within this many seconds (a controller may
 # hold a retry back a little, as Cluster API's deletion cache does: 1 s).
@@ -129,7 +138,7 @@ class Controller:
             return client.list(api_version, kind, namespace, label_selector=label_selector,
                                field_selector=field_selector)
 
-        self.manager.add_source(self, open_watch(), mapper or _own_key, key, reopen=open_watch, relist=relist)
+        self.manager.watch(self, mapper or _own_key, key, open_watch, relist, (_watch_identity(client), *key[:6]))
 
     def forget_watches(self, cluster: str) -> None:
         """Stop following a cluster that went away."""
@@ -252,6 +261,11 @@ def _own_key(_event: str, obj: dict[str, Any]) -> Iterable[Request]:
     return (Request.of(obj),)
 
 
+def _by_key(item: tuple[tuple[str, str], dict[str, Any]]) -> tuple[str, str]:
+    """Sorts ``known``'s items as the store orders objects: by (namespace, name)."""
+    return item[0]
+
+
 def owner_mapper(owner_kind: str, *, controller_only: bool = True) -> Mapper:
     """Map an event to the key of the object's owner of ``owner_kind`` (same namespace)."""
 
@@ -264,16 +278,21 @@ def owner_mapper(owner_kind: str, *, controller_only: bool = True) -> Mapper:
     return mapper
 
 
-@dataclass
-class _Source:
-    controller: Controller
-    stream: WatchStream
-    mapper: Mapper
+@dataclass(eq=False)
+class _Shared:
+    """One server watch, read by every source that would have opened the identical watch (as client-go's
+    shared informers): the events taken from it wait in ``log`` until every source has read them."""
+
+    # (cluster, apiVersion, kind, namespace, label selector, field selector): what it watches.
     key: tuple[Any, ...]
+    # Its place in the manager's registry of shared watches (None: this watch is one source's alone).
+    share: tuple[Any, ...] | None
+    stream: WatchStream
     # How to re-establish the watch when the server ends it (None: it is never re-established).
     reopen: Callable[[str | None], WatchStream] | None = None
     relist: Callable[[], dict[str, Any]] | None = None
-    # The newest object seen per (namespace, name), to tell which ones a relist no longer has.
+    # The newest object taken per (namespace, name): what a relist compares with, and what a source that
+    # joins late is given as ADDED events (the watch's current state, as a fresh watch would start with).
     known: dict[tuple[str, str], dict[str, Any]] = field(default_factory=dict)
     relist_failures: int = 0
     relist_at: float = 0.0
@@ -284,11 +303,13 @@ class _Source:
     notifies: bool = False
     # How to take ``stream``'s events: without copies when it offers that (``use``).
     take: Callable[[], list[tuple[str, dict[str, Any]]]] | None = None
-    # Its place among the manager's sources (only ever increasing, so it orders them as the list does).
-    index: int = 0
-    # Whether it waits in the manager's ready heap; whether the manager dropped it.
-    pending: bool = False
-    removed: bool = False
+    # Events taken from ``stream`` that not every source has read; ``base``: the position of log[0] in
+    # everything the watch gave (a source's ``position`` counts in the same terms).
+    log: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+    base: int = 0
+    # The sources reading it, in the order they joined; how many of them have read the whole log.
+    consumers: list[_Source] = field(default_factory=list)
+    caught: int = 0
 
     def __post_init__(self) -> None:
         self.use(self.stream)
@@ -299,62 +320,182 @@ class _Source:
         self.raw = _raw_watch(stream)
         self.take = getattr(stream, "drain_shared", None) or stream.drain
 
+    @property
+    def end(self) -> int:
+        """The position after the last event taken."""
+        return self.base + len(self.log)
+
+    def fill(self) -> None:
+        """Take what the stream has queued into the log (and into ``known``)."""
+        raw = self.raw
+        if raw is not None and not raw.events:
+            return
+        events = self.take()  # type: ignore[misc]
+        if events:
+            self.append(events)
+
+    def append(self, events: list[tuple[str, dict[str, Any]]]) -> None:
+        """Add ``events`` to the log: every source has them still to read."""
+        known = self.known
+        for event_type, obj in events:
+            if event_type == "BOOKMARK" or event_type == "ERROR":
+                continue  # an ERROR (410 Expired) ends the stream: the relist catches up
+            meta = obj.get("metadata") or {}
+            key = (meta.get("namespace") or "", meta.get("name", ""))
+            if event_type == "DELETED":
+                known.pop(key, None)
+            else:
+                known[key] = obj
+        self.log.extend(events)
+        self.caught = 0
+
+    def read(self, source: _Source) -> list[tuple[str, dict[str, Any]]]:
+        """What ``source`` has not read yet (its own first events, then the log from its position)."""
+        events = source.backlog
+        if events:
+            source.backlog = []
+        end = self.base + len(self.log)
+        if source.position < end:
+            events = events + self.log[source.position - self.base:] if events else \
+                self.log[source.position - self.base:]
+            source.position = end
+            self.caught += 1
+            if self.caught >= len(self.consumers):
+                # Everyone has read it all: forget it (the objects stay the store's, referenced by ``known``).
+                self.base = end
+                self.log = []
+        return events
+
+    def has_unread(self, source: _Source) -> bool:
+        """Whether ``source`` has something to read or the watch ended (without calling into the stream)."""
+        raw = self.raw
+        return bool(source.backlog) or source.position < self.base + len(self.log) or raw is None \
+            or bool(raw.events) or raw.closed
+
+    def leave(self, source: _Source) -> None:
+        """``source`` reads no more."""
+        self.consumers.remove(source)
+        if source.position >= self.end:
+            self.caught -= 1
+        if self.consumers and self.caught >= len(self.consumers):
+            self.base = self.end
+            self.log = []
+
+
+@dataclass(eq=False)
+class _Source:
+    """A controller's watch as the manager routes it: a mapper reading a (possibly shared) server watch."""
+
+    controller: Controller
+    shared: _Shared
+    mapper: Mapper
+    key: tuple[Any, ...]
+    # Its position in what ``shared`` gave; events only it gets first (a late joiner's ADDED events).
+    position: int = 0
+    backlog: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+    # Its place among the manager's sources (only ever increasing, so it orders them as the list does).
+    index: int = 0
+    # Whether it waits in the manager's ready heap; whether the manager dropped it.
+    pending: bool = False
+    removed: bool = False
+
+    @property
+    def stream(self) -> WatchStream:
+        """The server watch it reads (shared with other sources that would open the same one)."""
+        return self.shared.stream
+
 
 def _raw_watch(stream: WatchStream) -> Any:
     """The in-process Watch whose ``events`` and ``closed`` tell everything ``stream`` has to give, or None."""
     return getattr(stream, "in_process_watch", None)
 
 
-class Manager:
-    """Runs controllers: routes watch events to their queues and runs them on the clock."""
+def _watch_identity(client: Client) -> tuple[str, Any]:
+    """Who a watch opened through ``client`` is, as far as sharing it goes.
 
-    def __init__(self, scheduler: Scheduler) -> None:
+    An in-process client's watch is neither recorded nor subject to fault rules (harness/apiserver/faults.py),
+    so watches of the same clusters are the same whoever asks: the world's simulators and controllers share
+    one per kind, as kube-controller-manager's controllers share one informer. Any other client's watch is a
+    request of its user's (the served world lists its streams by user, fault rules pick watches by user):
+    shared only among the sources of the very same client object (one user, one connection), as a
+    controller process's controllers share its informers (``python -m controllers`` gives them one)."""
+    # Looked up rather than imported: the in-process client brings in the whole API server, which a
+    # controller process (whose clients are HTTP ones) never needs.
+    inprocess = sys.modules.get("harness.client.inprocess")
+    if inprocess is not None and type(client) is inprocess.InProcessClient:
+        # The cluster's API server itself: a workload cluster taken away and made again under its name is
+        # another one (ConnectionError when it is away, as opening the watch would raise).
+        return ("in-process", client._server)
+    return ("client", client)
+
+
+class Manager:
+    """Runs controllers: routes watch events to their queues and runs them on the clock.
+
+    Sources that would open the identical watch (same apiVersion, kind, namespace and selectors, through
+    in-process clients of the same clusters or through the same client object: :func:`_watch_identity`)
+    share one server watch: its events are taken once
+    and each source reads them from its own position, so every source gets the events its own watch would
+    have given, in the same order, at the same pumps (a pump still looks at the sources in the order they
+    were opened). A source that joins a shared watch late first gets an ``ADDED`` event for each object the
+    watch has now, in the server's key order, as a watch of its own would have started. A source that
+    leaves leaves the watch to the others; the last one ends it."""
+
+    def __init__(self, scheduler: Scheduler, *, share_watches: bool | None = None) -> None:
         self.scheduler = scheduler
         self.controllers: list[Controller] = []
         self._sources: list[_Source] = []
+        # Whether identical watches are shared (False: each source opens its own, as before sharing; the
+        # tests compare the two). None: :data:`SHARE_WATCHES`.
+        self.share_watches = SHARE_WATCHES if share_watches is None else share_watches
+        # The shared watches sources may still join, by identity and what they watch.
+        self._shared: dict[tuple[Any, ...], _Shared] = {}
         self.steps = 0
         # Told which watch streams are caught up with the server (harness/client/remote.py), so a read
         # cache fed by them may answer (harness/client/cache.py).
         self.caught_up_hooks: list[Callable[[list[WatchStream]], None]] = []
         # Whether a watch may have something to give since the last pump: every in-process watch tells the
         # manager when an event arrives or it closes, so a step after which nothing was written (a timer,
-        # a reconcile that only read) skips looking at the world's ~200 watches. Streams that cannot tell
+        # a reconcile that only read) skips looking at the world's watches. Streams that cannot tell
         # (over HTTP) are looked at every time; a watch waiting to be re-established after a failed list
         # is looked at again when its retry falls due (the timer marks the manager).
         self._dirty = True
         self._silent = 0  # sources whose stream cannot tell
-        # The in-process watches that told of an event (or their end) since they were last looked at, by
-        # their place among the sources: a pump looks at those alone, in the order a look at every source
-        # would take (a World has ~200 watches; a Pod's write gives events to about ten of them).
+        # The sources whose in-process watch told of an event (or its end) since they were last looked at,
+        # by their place among the sources: a pump looks at those alone, in the order a look at every source
+        # would take (a World has ~200 sources; a Pod's write gives events to about ten of them).
         self._ready: list[tuple[int, _Source]] = []
         self._next_index = 0
-        # Sources whose watch ended and could not be re-established yet (a failed list): while there are
-        # any, every pump looks at every source, as each pump tries them again once their retry is due.
-        self._failing: set[int] = set()
+        # Watches that ended and could not be re-established yet (a failed list): while there are any, every
+        # pump looks at every source, as each pump tries them again once their retry is due.
+        self._failing: set[_Shared] = set()
 
     def _mark(self) -> None:
         self._dirty = True
 
-    def _listen(self, source: _Source) -> None:
-        """Have ``source``'s in-process watch tell the manager when it has something (if nothing else listens)."""
-        raw = source.raw
+    def _listen(self, shared: _Shared) -> None:
+        """Have ``shared``'s in-process watch tell the manager when it has something (if nothing else
+        listens): each of its sources is then due a look."""
+        raw = shared.raw
         if raw is not None and raw.on_event is None:
             ready = self._ready
+            consumers = shared.consumers
 
             def arrived() -> None:
-                if not source.pending:
-                    source.pending = True
-                    heapq.heappush(ready, (source.index, source))
+                for source in consumers:
+                    if not source.pending:
+                        source.pending = True
+                        heapq.heappush(ready, (source.index, source))
 
             raw.on_event = arrived
-            source.notifies = True
+            shared.notifies = True
             if raw.events or raw.closed:
                 arrived()  # what the watch gave before anyone listened (its initial ADDED events)
         else:
-            source.notifies = False
+            shared.notifies = False
 
     def _count_silent(self) -> None:
-        self._silent = sum(1 for source in self._sources if not source.notifies)
+        self._silent = sum(1 for source in self._sources if not source.shared.notifies)
         self._dirty = True
 
     def add(self, controller: Controller) -> Controller:
@@ -364,9 +505,9 @@ class Manager:
         return controller
 
     def remove(self, controller: Controller) -> None:
-        """Stop running ``controller``: its watches end, its timers are dropped, its queue is forgotten."""
+        """Stop running ``controller``: its watches end (a shared one for it alone), its timers are
+        dropped, its queue is forgotten."""
         for source in [s for s in self._sources if s.controller is controller]:
-            source.stream.stop()
             self._drop(source)
         self._sources = [s for s in self._sources if s.controller is not controller]
         self._count_silent()
@@ -381,6 +522,20 @@ class Manager:
                 return controller
         raise KeyError(name)
 
+    def watch(self, controller: Controller, mapper: Mapper, key: tuple[Any, ...],
+              open_watch: Callable[[str | None], WatchStream], relist: Callable[[], dict[str, Any]],
+              share: tuple[Any, ...] | None) -> None:
+        """Route the events of the watch ``open_watch()`` opens through ``mapper`` to ``controller``,
+        re-established through ``relist`` and ``open_watch`` when the server ends it; with ``share``,
+        reading the open watch other sources share under that key when there is one (:class:`Manager`)."""
+        if not self.share_watches:
+            share = None
+        shared = self._shared.get(share) if share is not None else None
+        if shared is not None and self._joinable(shared):
+            self._join(controller, shared, mapper, key)
+            return
+        self.add_source(controller, open_watch(), mapper, key, reopen=open_watch, relist=relist, share=share)
+
     def add_source(
         self,
         controller: Controller,
@@ -390,20 +545,61 @@ class Manager:
         *,
         reopen: Callable[[str | None], WatchStream] | None = None,
         relist: Callable[[], dict[str, Any]] | None = None,
+        share: tuple[Any, ...] | None = None,
     ) -> None:
         """Route ``stream``'s events through ``mapper`` to ``controller``; with ``reopen`` and ``relist``
-        the watch is re-established (list, then watch from there) when the server ends it."""
-        source = _Source(controller, stream, mapper, key, reopen, relist, index=self._next_index)
+        the watch is re-established (list, then watch from there) when the server ends it; with ``share``,
+        later sources under that key read ``stream`` too (:meth:`watch`)."""
+        shared = _Shared(key[:6], share, stream, reopen, relist)
+        if share is not None:
+            self._shared[share] = shared
+        source = _Source(controller, shared, mapper, key, index=self._next_index)
         self._next_index += 1
-        self._listen(source)
+        shared.consumers.append(source)
+        shared.caught = 1
+        self._listen(shared)
         self._sources.append(source)
         # Counted as it comes rather than recounted: a World opens ~200 watches, one at a time.
-        self._silent += not source.notifies
+        self._silent += not shared.notifies
+        self._dirty = True
+
+    def _joinable(self, shared: _Shared) -> bool:
+        """Whether a source may start reading ``shared`` now: it is open (not ended, nor waiting to be
+        re-established), and the manager hears of its events as it heard of them until now."""
+        if shared in self._failing:
+            return False
+        raw = shared.raw
+        if raw is not None:
+            return shared.notifies and not raw.closed
+        return not getattr(shared.stream, "ended", shared.stream.closed)
+
+    def _join(self, controller: Controller, shared: _Shared, mapper: Mapper, key: tuple[Any, ...]) -> None:
+        """Add a source reading ``shared`` (open, in-process) from now on, given first an ``ADDED`` for
+        each object the watch has now, in the order a watch opened now would give them (the store's key
+        order), as what it gave before anyone listened."""
+        shared.fill()  # everything written so far is in ``known``: the watch's current state
+        source = _Source(controller, shared, mapper, key, position=shared.end, index=self._next_index)
+        self._next_index += 1
+        source.backlog = [("ADDED", obj) for _key, obj in sorted(shared.known.items(), key=_by_key)]
+        shared.consumers.append(source)
+        shared.caught += 1
+        self._sources.append(source)
+        self._silent += not shared.notifies
+        if source.backlog and shared.notifies:
+            source.pending = True
+            heapq.heappush(self._ready, (source.index, source))
         self._dirty = True
 
     def sources(self) -> list[WatchStream]:
-        """Every watch stream the controllers read."""
-        return [source.stream for source in self._sources]
+        """Every watch stream the controllers read (a shared one once)."""
+        return [shared.stream for shared in self._watches()]
+
+    def _watches(self) -> list[_Shared]:
+        """The server watches behind the sources, each once, in the order of their first source."""
+        seen: dict[int, _Shared] = {}
+        for source in self._sources:
+            seen.setdefault(id(source.shared), source.shared)
+        return list(seen.values())
 
     def caught_up(self, streams: list[WatchStream]) -> None:
         """Every event the server had given ``streams`` has been read (not necessarily pumped yet)."""
@@ -417,16 +613,16 @@ class Manager:
         ``synced``; ``(False, None)`` when none does. Not a copy."""
         served = False
         newest: dict[str, Any] | None = None
-        for source in self._sources:
-            _cluster, version, source_kind, source_namespace, labels, fields = source.key[:6]
+        for shared in self._watches():
+            _cluster, version, source_kind, source_namespace, labels, fields = shared.key
             if (_cluster, version, source_kind) != (cluster, api_version, kind) or labels or fields:
                 continue
             if source_namespace is not None and source_namespace != namespace:
                 continue
-            if not synced(source.stream) or source.stream.closed:
+            if not synced(shared.stream) or shared.stream.closed:
                 continue
             served = True
-            obj = source.known.get((namespace, name))
+            obj = shared.known.get((namespace, name))
             if obj is not None and (newest is None or _resource_version(obj) > _resource_version(newest)):
                 newest = obj
         return served, newest
@@ -435,7 +631,6 @@ class Manager:
         keep = []
         for source in self._sources:
             if source.controller is controller and source.key[0] == cluster:
-                source.stream.stop()
                 self._drop(source)
             else:
                 keep.append(source)
@@ -443,9 +638,16 @@ class Manager:
         self._count_silent()
 
     def _drop(self, source: _Source) -> None:
-        """Forget ``source`` as a pump sees it: it is no longer one of the manager's."""
+        """Forget ``source`` as a pump sees it: it is no longer one of the manager's. The last source of a
+        watch ends it."""
         source.removed = True
-        self._failing.discard(source.index)
+        shared = source.shared
+        shared.leave(source)
+        if not shared.consumers:
+            shared.stream.stop()
+            self._failing.discard(shared)
+            if shared.share is not None and self._shared.get(shared.share) is shared:
+                del self._shared[shared.share]
 
     def retry_due(self) -> float | None:
         """When the earliest retry of a request the apiserver failed falls due: a reconcile that raised
@@ -454,7 +656,7 @@ class Manager:
         another reason, an extension answering Failure, say, is retried too, but is not counted.)"""
         dues = [timer.due for controller in self.controllers for request, timer in controller._timers.items()
                 if request in controller._recovering]
-        dues += [source.relist_at for source in self._sources if source.relist_failures]
+        dues += [shared.relist_at for shared in self._watches() if shared.relist_failures]
         return min(dues, default=None)
 
     def _pump(self) -> bool:
@@ -506,66 +708,82 @@ class Manager:
         return moved
 
     def _pump_source(self, source: _Source) -> bool:
-        """Deliver what ``source``'s watch has queued and re-establish it if the server ended it; True
-        if anything arrived."""
-        raw = source.raw
-        if raw is not None and not raw.events and not raw.closed:
+        """Deliver what ``source`` has not read of its watch and re-establish the watch if the server
+        ended it; True if anything arrived."""
+        shared = source.shared
+        raw = shared.raw
+        if raw is not None and not raw.closed and not source.backlog:
+            # An open in-process watch (nearly every one): Shared.has_unread, fill and read, inlined, as this
+            # runs for every source an event reaches (about 30 for each Pod created in a World).
+            if raw.events:
+                shared.append(shared.take())  # type: ignore[misc]
+            log = shared.log
+            offset = source.position - shared.base
+            if offset >= len(log):
+                return False  # nothing queued and still open: draining would give nothing
+            events = log[offset:]  # a copy: a source joining from a mapper may add to the log
+            source.position = end = shared.base + len(log)
+            shared.caught += 1
+            if shared.caught >= len(shared.consumers):
+                shared.base = end
+                shared.log = []
+            self._deliver(source, events)
+            return True
+        if not shared.has_unread(source):
             return False  # nothing queued and still open: draining would give nothing
-        events = source.take()  # type: ignore[misc]
+        shared.fill()
+        events = shared.read(source)
         if events:
             self._deliver(source, events)
         # An open in-process watch says its stream is not over (raw tells everything the stream has).
-        if source.reopen is not None and (raw is None or raw.closed) and source.stream.closed \
-                and self._rewatch(source):
+        raw = shared.raw
+        if shared.reopen is not None and (raw is None or raw.closed) and shared.stream.closed \
+                and self._rewatch(shared):
+            events = shared.read(source)
+            if events:
+                self._deliver(source, events)
             return True
         return bool(events)
 
     @staticmethod
     def _deliver(source: _Source, events: list[tuple[str, dict[str, Any]]]) -> None:
-        """Remember each event's object as ``source``'s and queue the keys its mapper gives. (Runs for
-        every event of every watch, a Pod's write reaching about ten: the loop looks things up once.)"""
-        known = source.known
+        """Queue the keys ``source``'s mapper gives for each event. (Runs for every event of every
+        source, a Pod's write reaching about ten: the loop looks things up once.)"""
         mapper = source.mapper
         enqueue = source.controller.enqueue
         for event_type, obj in events:
             if event_type == "BOOKMARK" or event_type == "ERROR":
                 continue  # an ERROR (410 Expired) ends the stream: the relist catches up
-            meta = obj.get("metadata") or {}
-            key = (meta.get("namespace") or "", meta.get("name", ""))
-            if event_type == "DELETED":
-                known.pop(key, None)
-            else:
-                known[key] = obj
             for request in mapper(event_type, obj):
                 enqueue(request)
 
-    def _rewatch(self, source: _Source) -> bool:
-        """List and watch again after the server ended ``source``'s watch; True when it did (the
-        differences since the last event seen are delivered as events)."""
-        assert source.reopen is not None and source.relist is not None
+    def _rewatch(self, shared: _Shared) -> bool:
+        """List and watch again after the server ended ``shared``'s watch; True when it did (the
+        differences since the last event seen are added to its log as events, for each source)."""
+        assert shared.reopen is not None and shared.relist is not None
         now = self.scheduler.clock.now()
-        if now < source.relist_at:
+        if now < shared.relist_at:
             return False
         try:
-            listing = source.relist()
-            stream = source.reopen(str((listing.get("metadata") or {}).get("resourceVersion") or "") or None)
+            listing = shared.relist()
+            stream = shared.reopen(str((listing.get("metadata") or {}).get("resourceVersion") or "") or None)
         except Exception as err:  # noqa: BLE001 - an apiserver that fails the list is tried again later
-            delay = min(RELIST_BACKOFF_BASE * (2**source.relist_failures), RELIST_BACKOFF_MAX)
-            source.relist_failures += 1
-            source.relist_at = now + delay
-            self.scheduler.call_at(source.relist_at, self._mark)  # wakes the manager to try again
-            self._failing.add(source.index)
-            log.debug("%s: re-establishing the watch %s failed: %s", source.controller.name, source.key, err)
+            delay = min(RELIST_BACKOFF_BASE * (2**shared.relist_failures), RELIST_BACKOFF_MAX)
+            shared.relist_failures += 1
+            shared.relist_at = now + delay
+            self.scheduler.call_at(shared.relist_at, self._mark)  # wakes the manager to try again
+            self._failing.add(shared)
+            log.debug("re-establishing the watch %s failed: %s", shared.key, err)
             return False
-        source.use(stream)
-        self._failing.discard(source.index)
-        self._listen(source)
+        shared.use(stream)
+        self._failing.discard(shared)
+        self._listen(shared)
         self._count_silent()
-        source.relist_failures = 0
-        source.relist_at = 0.0
-        kind = source.key[2]
-        api_version = source.key[1]
-        gone = dict(source.known)
+        shared.relist_failures = 0
+        shared.relist_at = 0.0
+        kind = shared.key[2]
+        api_version = shared.key[1]
+        gone = dict(shared.known)
         differences: list[tuple[str, dict[str, Any]]] = []
         for item in listing.get("items") or []:
             item = {"apiVersion": api_version, "kind": kind, **item}
@@ -577,7 +795,14 @@ class Manager:
                 continue  # unchanged while the watch was down
             differences.append(("MODIFIED" if previous is not None else "ADDED", item))
         differences.extend(("DELETED", obj) for obj in gone.values())
-        self._deliver(source, differences)
+        if differences:
+            shared.append(differences)
+            # Every source reads them: those already looked at in this pump at the next one.
+            self._dirty = True
+            for source in shared.consumers:
+                if shared.notifies and not source.pending:
+                    source.pending = True
+                    heapq.heappush(self._ready, (source.index, source))
         return True
 
     def step(self) -> bool:
