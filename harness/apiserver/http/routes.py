@@ -237,7 +237,9 @@ def _read(
     writer = _table_writer(call, rt) if sub is None or sub.tables else None
     if info.name:
         _require_verb(rt, "get")
-        obj = sub.get(_sub_request(call, rt, namespace, info)) if sub else server.get(rt, namespace, info.name)
+        # shared: the object is only serialised below (or read into a table row), never changed.
+        obj = sub.get(_sub_request(call, rt, namespace, info)) if sub else server.get(rt, namespace, info.name,
+                                                                                        shared=True)
         return json_response(writer.for_object(obj, call.world.now()) if writer else obj)
     _require_verb(rt, "list")
     limit = options.parse_int("limit", query.get("limit"))
@@ -359,8 +361,9 @@ def _post(
         result = binding.bind_named(server, namespace or "", body, user=call.user,
                                     dry_run=options.dry_run(query, "CreateOptions"))
         return json_response(result, int(result.get("code") or 201))
+    # shared: the created object is only serialised, at once, so the server need not copy it first.
     created = server.create(rt, namespace, body, dry_run=options.dry_run(query, "CreateOptions"), user=call.user,
-                            field_manager=_field_manager(call))
+                            field_manager=_field_manager(call), shared=True)
     return json_response(created, 201)
 
 
