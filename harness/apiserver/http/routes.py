@@ -9,6 +9,7 @@ go to ``streaming.py``. Discovery documents are answered here too.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Any
 
@@ -332,7 +333,11 @@ def _field_manager(call: Call) -> str:
                 [errors.too_long("fieldManager", managedfields.MAX_MANAGER_LENGTH)],
             )
         return given
-    return managedfields.manager_from_user_agent(call.request.headers.get("user-agent"))
+    return _manager_from_user_agent(call.request.headers.get("user-agent"))
+
+
+# A client sends the same User-Agent with each request: its manager name is worked out once.
+_manager_from_user_agent = functools.lru_cache(maxsize=256)(managedfields.manager_from_user_agent)
 
 
 def _object_body(call: Call, raw: bytes) -> Any:
