@@ -1,10 +1,11 @@
-"""What a request path addresses (harness/apiserver/http/requestinfo.py), remembered per path."""
+"""What a request path addresses (harness/apiserver/http/requestinfo.py), remembered per path, and which paths
+are open without authentication."""
 
 from __future__ import annotations
 
 import pytest
 
-from harness.apiserver.http import requestinfo
+from harness.apiserver.http import auth, requestinfo
 
 PATHS = [
     "/api", "/apis", "/apis/apps", "/api/v1", "/apis/apps/v1", "/api/v1/pods", "/api/v1/namespaces",
@@ -39,3 +40,10 @@ def test_what_is_remembered_is_bounded() -> None:
         requestinfo.parse(f"/api/v1/namespaces/default/pods/p-{i}")
     assert len(requestinfo._PARSED) <= requestinfo.PARSED_LIMIT
     assert requestinfo.parse("/api/v1/namespaces/default/pods/p-1").name == "p-1"
+
+
+@pytest.mark.parametrize("path", [*PATHS, "/readyz", "/livez/ping", "/healthz/", "/healthzz", "/version/x", "/versions",
+                                  "/api/v1/healthz", "/readyz/etcd/x"])
+def test_the_open_paths_are_the_health_and_version_paths_and_those_below_them(path: str) -> None:
+    expected = any(path == p or path.startswith(p + "/") for p in auth.OPEN_PATHS)
+    assert auth.is_open(path) is expected
