@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from harness.apiserver.http import discovery
-from harness.apiserver.http.responses import _fast_text, encode, encode_exact
+from harness.apiserver.http.responses import FAST_LIST_ITEMS, _fast_text, encode, encode_exact
 from harness.apiserver.managedfields import SharedFields
 from harness.kube import errors
 from harness.world.world import World
@@ -187,3 +187,12 @@ def test_random_values_are_written_or_refused_as_the_standard_encoder_does() -> 
         _same(value)
         fast += _fast_text(value) is not None
     assert fast > 1000  # the comparison covers the fast path, not only the fallback
+
+
+def test_a_long_list_is_written_alike_whichever_encoder_writes_it() -> None:
+    pod = {"kind": "Pod", "metadata": {"name": "p", "managedFields": [{"fieldsV1": SharedFields({"f:spec": {}})}]},
+           "status": {"conditions": [{"type": "Ready", "lastProbeTime": None}]}}
+    for count in (FAST_LIST_ITEMS, FAST_LIST_ITEMS + 1):
+        _same({"kind": "PodList", "items": [pod] * count})
+        _same([pod] * count)
+    _same({"kind": "Odd", "items": 5})
