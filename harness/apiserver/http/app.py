@@ -225,8 +225,10 @@ class FacadeApp(Starlette):
     exception middleware, the router's matching and the endpoint wrapper, some 25 µs of CPU a
     request (issue 16) that change nothing for them: the one route they match is the catch-all,
     :meth:`Facade.handle` answers every error itself, and the ``Host`` check is applied here as
-    :class:`HostGuard` would. An exception while the response is sent is answered as Starlette's
-    error middleware answers it (a 500 ``Status`` if nothing was sent yet) and raised again."""
+    :class:`HostGuard` would. A plain :class:`Response` (every answer but a stream's) is sent as the
+    two ASGI messages its ``__call__`` would send, without the call. An exception while the response
+    is sent is answered as Starlette's error middleware answers it (a 500 ``Status`` if nothing was
+    sent yet) and raised again."""
 
     facade: Facade
     hosts: HostCheck | None = None
@@ -251,7 +253,14 @@ class FacadeApp(Starlette):
                 await refusal(scope, receive, sending)
                 return
             response = await self.facade.handle(Request(scope, receive, sending))
-            await response(scope, receive, sending)
+            if type(response) is Response and response.background is None:
+                # The two messages Response.__call__ sends for an HTTP request, sent here directly.
+                started = True
+                await send({"type": "http.response.start", "status": response.status_code,
+                            "headers": response.raw_headers})
+                await send({"type": "http.response.body", "body": response.body})
+            else:
+                await response(scope, receive, sending)
         except Exception as exc:
             if not started:
                 await internal_error(exc)(scope, receive, send)

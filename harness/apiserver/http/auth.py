@@ -22,9 +22,12 @@ OPEN_PATHS = ("/readyz", "/livez", "/healthz", "/version")
 IMPERSONATE_USER = "impersonate-user"
 
 
+_OPEN_PREFIXES = tuple(p + "/" for p in OPEN_PATHS)
+
+
 def is_open(path: str) -> bool:
-    """True for paths served without authentication (health checks, version)."""
-    return any(path == p or path.startswith(p + "/") for p in OPEN_PATHS)
+    """True for paths served without authentication (health checks, version, and paths below them)."""
+    return path in OPEN_PATHS or path.startswith(_OPEN_PREFIXES)
 
 
 def _basic_user(credentials: str) -> str | None:

@@ -53,8 +53,26 @@ def split_cluster(path: str) -> tuple[str, str] | None:
     return workload_name(parts[0], parts[1]), rest
 
 
+# Parsed paths, remembered: clients send the same few paths again and again (a create's collection,
+# a controller's objects), and a RequestInfo is immutable. Forgotten all at once when full.
+_PARSED: dict[str, RequestInfo | None] = {}
+PARSED_LIMIT = 4096
+
+
 def parse(path: str) -> RequestInfo | None:
     """The API target of ``path`` (without a cluster prefix); None when it is no API path."""
+    try:
+        return _PARSED[path]
+    except KeyError:
+        pass
+    info = _parse(path)
+    if len(_PARSED) >= PARSED_LIMIT:
+        _PARSED.clear()
+    _PARSED[path] = info
+    return info
+
+
+def _parse(path: str) -> RequestInfo | None:
     segments = [s for s in path.strip("/").split("/") if s != ""] if path.strip("/") else []
     if not segments or segments[0] not in (LEGACY_PREFIX, GROUPS_PREFIX):
         return None

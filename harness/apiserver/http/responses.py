@@ -11,8 +11,10 @@ import json
 import logging
 from typing import Any
 
+import orjson
 from starlette.responses import Response
 
+from harness.apiserver.managedfields import SharedFields
 from harness.kube import errors
 from harness.kube.names.meta import JSON_CONTENT_TYPE as JSON
 
@@ -24,10 +26,76 @@ UNAUTHORIZED_MESSAGE = "Unauthorized"
 
 
 def encode(body: Any) -> bytes:
-    """Compact JSON on one line (watch framing depends on it); NaN and infinities are refused."""
-    # Not orjson: its floats (``1e-05`` is ``0.00001`` to it) and NaN (``null``) differ from json's,
-    # and telling whether a body holds any costs, in Python, about what json.dumps itself costs.
+    """Compact JSON on one line (watch framing depends on it); NaN and infinities are refused.
+
+    The bytes are always :func:`encode_exact`'s. orjson writes them some ten times faster, and its
+    text is taken when it is provably the same: see :func:`_fast_text`. The proof reads the text back,
+    which for a long list (past :data:`FAST_LIST_ITEMS` items) costs more than json.dumps itself."""
+    kind = type(body)
+    if kind is dict:
+        items = body.get("items")
+        fast = type(items) is not list or len(items) <= FAST_LIST_ITEMS
+    else:
+        fast = kind is list and len(body) <= FAST_LIST_ITEMS
+    if fast:
+        text = _fast_text(body)
+        if text is not None:
+            return text
+    return encode_exact(body)
+
+
+def encode_exact(body: Any) -> bytes:
+    """The standard library's compact JSON of ``body``, as UTF-8 (ValueError for NaN and infinities,
+    TypeError for what is not JSON data)."""
     return json.dumps(body, separators=(",", ":"), ensure_ascii=False, allow_nan=False).encode()
+
+
+# Up to this many items, a list (or a List's ``items``) of Pods is written faster the orjson way, proof
+# included (some 25 µs a running Pod against json's 31 at 64 items; at 256 items they are even, past it
+# json is faster).
+FAST_LIST_ITEMS = 64
+# orjson encodes subclasses of str, int, dict and list itself; json reads a dict subclass through its
+# ``items()``. With this option they are handed to ``_plain`` instead, which lets through the one the
+# server writes (the managedFields trees, a plain dict subclass) and refuses the rest; datetimes and
+# dataclasses, which json refuses, are refused too.
+_FAST_OPTIONS = orjson.OPT_PASSTHROUGH_SUBCLASS | orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_DATACLASS
+# Outside strings, orjson's compact text holds punctuation, numbers, true, false and null. With the digits
+# and signs deleted and every ``.``, ``e`` and ``E`` turned into ``.``, a float (``1.5``, ``-2e-07``,
+# ``1e16``) becomes one or two dots between punctuation; mapping the punctuation around a value to ``:``
+# leaves ``:.:`` or ``:..:`` to look for (inside a string the same bytes may turn up: the exact encoder
+# then runs, no harm done).
+_NUMBER_SHAPES = bytes.maketrans(b"eE,[]}", b"..::::")
+_NUMBER_CHARACTERS = b"0123456789-+"
+
+
+def _plain(value: Any) -> Any:
+    if type(value) is SharedFields:
+        return dict(value)  # not overriding ``items()``: json writes what ``dict(value)`` holds
+    raise TypeError
+
+
+def _fast_text(body: dict[str, Any] | list[Any]) -> bytes | None:
+    """orjson's compact text of ``body`` when it is, byte for byte, what :func:`encode_exact` writes;
+    else None.
+
+    The two write strings alike (non-ASCII as UTF-8; ``"``, ``\\``, ``\\n``, ``\\r``, ``\\t``, ``\\b``,
+    ``\\f`` with a backslash, other control characters as lowercase ``\\u00XX``; every code point is
+    compared in tests/test_http_json_codec.py), integers, booleans, null, and dicts and lists
+    in their order. They differ on floats (``1e-05`` is ``1e-5`` to orjson), so a text holding
+    anything like a float is not taken; on what json refuses and orjson writes (NaN and infinities
+    as null, enum members without a str or int mixin, UUIDs, tuples as lists): then the text, read
+    back, is not equal to ``body``; and on what orjson refuses (an integer past 64 bits, a key
+    that is no string, a lone surrogate, nesting past 255), which the exact encoder then decides."""
+    try:
+        text = orjson.dumps(body, default=_plain, option=_FAST_OPTIONS)
+    except TypeError:  # orjson.JSONEncodeError
+        return None
+    shapes = text.translate(_NUMBER_SHAPES, _NUMBER_CHARACTERS)
+    if b":.:" in shapes or b":..:" in shapes:
+        return None
+    if orjson.loads(text) != body:
+        return None
+    return text
 
 
 def json_response(

@@ -9,6 +9,7 @@ go to ``streaming.py``. Discovery documents are answered here too.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Any
 
@@ -237,7 +238,9 @@ def _read(
     writer = _table_writer(call, rt) if sub is None or sub.tables else None
     if info.name:
         _require_verb(rt, "get")
-        obj = sub.get(_sub_request(call, rt, namespace, info)) if sub else server.get(rt, namespace, info.name)
+        # shared: the object is only serialised below (or read into a table row), never changed.
+        obj = sub.get(_sub_request(call, rt, namespace, info)) if sub else server.get(rt, namespace, info.name,
+                                                                                        shared=True)
         return json_response(writer.for_object(obj, call.world.now()) if writer else obj)
     _require_verb(rt, "list")
     limit = options.parse_int("limit", query.get("limit"))
@@ -330,7 +333,11 @@ def _field_manager(call: Call) -> str:
                 [errors.too_long("fieldManager", managedfields.MAX_MANAGER_LENGTH)],
             )
         return given
-    return managedfields.manager_from_user_agent(call.request.headers.get("user-agent"))
+    return _manager_from_user_agent(call.request.headers.get("user-agent"))
+
+
+# A client sends the same User-Agent with each request: its manager name is worked out once.
+_manager_from_user_agent = functools.lru_cache(maxsize=256)(managedfields.manager_from_user_agent)
 
 
 def _object_body(call: Call, raw: bytes) -> Any:
@@ -359,8 +366,9 @@ def _post(
         result = binding.bind_named(server, namespace or "", body, user=call.user,
                                     dry_run=options.dry_run(query, "CreateOptions"))
         return json_response(result, int(result.get("code") or 201))
+    # shared: the created object is only serialised, at once, so the server need not copy it first.
     created = server.create(rt, namespace, body, dry_run=options.dry_run(query, "CreateOptions"), user=call.user,
-                            field_manager=_field_manager(call))
+                            field_manager=_field_manager(call), shared=True)
     return json_response(created, 201)
 
 

@@ -22,6 +22,7 @@ from typing import Any
 import uvicorn
 
 from harness.apiserver.clusters import ClusterSet
+from harness.apiserver.http import onewrite
 
 STARTUP_TIMEOUT = 10.0
 # Backstop for connections that do not end when their watches close.
@@ -51,6 +52,9 @@ def _available(module: str) -> bool:
 # keep a machine where a wheel is missing (uvloop has none for Windows) serving.
 HTTP_IMPLEMENTATION = "httptools" if _available("httptools") else "h11"
 LOOP_IMPLEMENTATION = "uvloop" if _available("uvloop") else "asyncio"
+# uvicorn's protocol for it, writing each response's status line, headers and body in one socket write
+# (harness/apiserver/http/onewrite.py).
+HTTP_PROTOCOL = onewrite.protocol_class(HTTP_IMPLEMENTATION)
 
 
 def bind(host: str = "127.0.0.1", port: int = 0) -> socket.socket:
@@ -81,7 +85,7 @@ class Server(uvicorn.Server):
         certfile, keyfile = tls if tls is not None else (None, None)
         config = uvicorn.Config(
             app, log_level=log_level, lifespan="on", timeout_graceful_shutdown=GRACEFUL_SHUTDOWN_SECONDS,
-            timeout_keep_alive=KEEP_ALIVE_SECONDS, http=HTTP_IMPLEMENTATION, loop=LOOP_IMPLEMENTATION,
+            timeout_keep_alive=KEEP_ALIVE_SECONDS, http=HTTP_PROTOCOL, loop=LOOP_IMPLEMENTATION,
             access_log=log_level == "debug", ssl_certfile=certfile, ssl_keyfile=keyfile,
         )
         super().__init__(config)
