@@ -808,16 +808,27 @@ def _compare_children(left: dict[str, Any], right: dict[str, Any], fields: Path,
     removed: dict[str, Any] = {}
     for key, lv in left.items():
         rv = right.get(key)
-        if lv is rv or (lv == rv and type(lv) is type(rv)):
+        if lv is rv:
             continue  # most keys: nothing changed below
-        if not isinstance(lv, (dict, list)) and not isinstance(rv, (dict, list)):
+        kind = type(lv)
+        if kind is type(rv) and lv == rv:
+            continue
+        if (kind in _SCALAR_TYPES or not isinstance(lv, (dict, list))) and not isinstance(rv, (dict, list)):
             # A scalar changed or dropped (``_compare_node`` inlined: the usual change).
             if rv is None:
                 removed["f:" + key] = {}
             else:
                 changed["f:" + key] = {}
             continue
-        c, r = _compare_node(lv, rv, fields + (key,), shapes)
+        if kind is dict and type(rv) is dict:
+            # Two objects (``_compare_node`` inlined): their keys, or the whole of an atomic one.
+            below = fields + (key,)
+            if shapes.dict_shape(below) == ATOMIC:
+                changed["f:" + key] = {}  # they differ (above)
+                continue
+            c, r = _compare_children(lv, rv, below, shapes)
+        else:
+            c, r = _compare_node(lv, rv, fields + (key,), shapes)
         if c is not None:
             changed["f:" + key] = c
         if r is not None:
