@@ -624,29 +624,29 @@ def _alike_sorted(children: dict[str, Any], member: bool) -> dict[str, Any]:
 
 
 # The sorted elements of the keys of an object holding only scalars (a condition, an owner
-# reference, an Event's involvedObject), by its keys in their order: such objects recur write after
-# write. The nodes themselves are built anew each time, as no tree holds one node twice (a YAML
-# dump would write it as an alias).
-_FLAT_ELEMENTS: dict[tuple[str, ...], tuple[str, ...]] = {}
+# reference, an Event's involvedObject), by its keys in their order and whether the node is a
+# member (then ``"."`` leads them): such objects recur write after write. The nodes themselves are
+# built anew each time, as no tree holds one node twice (a YAML dump would write it as an alias).
+_FLAT_ELEMENTS: dict[tuple[tuple[str, ...], bool], tuple[str, ...]] = {}
 _FLAT_ELEMENTS_SIZE = 4096
+# Values that are surely neither an object nor a list (checked by exact type, before isinstance).
+_SCALAR_TYPES = frozenset((str, int, float, bool, type(None)))
 
 
 def _flat_node(value: dict[str, Any], member: bool) -> dict[str, Any] | None:
     # The encoded node of a non-empty added object when none of its values is an object or a
     # list; None when one is.
     for child in value.values():
-        if isinstance(child, (dict, list)):
+        if type(child) not in _SCALAR_TYPES and isinstance(child, (dict, list)):
             return None
     keys = tuple(value)
-    elements = _FLAT_ELEMENTS.get(keys)
+    elements = _FLAT_ELEMENTS.get((keys, member))
     if elements is None:
         if len(_FLAT_ELEMENTS) >= _FLAT_ELEMENTS_SIZE:
             _FLAT_ELEMENTS.clear()
-        elements = _FLAT_ELEMENTS[keys] = tuple(sorted("f:" + key for key in keys))
-    out: dict[str, Any] = {MEMBER: {}} if member else {}
-    for element in elements:
-        out[element] = {}
-    return out
+        ordered = tuple(sorted("f:" + key for key in keys))
+        elements = _FLAT_ELEMENTS[(keys, member)] = (MEMBER, *ordered) if member else ordered
+    return {element: {} for element in elements}
 
 
 def _added_children(value: dict[str, Any], fields: Path, shapes: Shapes, union: bool) -> dict[str, Any]:
@@ -748,6 +748,9 @@ def _root(node: dict[str, Any] | None) -> dict[str, Any]:
     return _not_member(node) or {}
 
 
+_MISSING = object()
+
+
 def _compare_node(left: Any, right: Any, fields: Path,
                   shapes: Shapes) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
     # (changed node, removed node) of one path, None where nothing is at or below it. The caller
@@ -769,21 +772,23 @@ def _compare_node(left: Any, right: Any, fields: Path,
         rhs = _keyed(right, lshape)
         changed: dict[str, Any] = {}
         removed: dict[str, Any] = {}
-        for element in list(lhs) + [e for e in rhs if e not in lhs]:
-            if element not in rhs:
-                removed[element] = _added_item(lhs[element], fields, shapes, True)
-            elif element not in lhs:
-                changed[element] = _added_item(rhs[element], fields, shapes, True)
-            else:
-                lv, rv = lhs[element], rhs[element]
-                if lv is rv or (lv == rv and type(lv) is type(rv)):
-                    continue  # most items of a list that changed elsewhere
-                if isinstance(lv, dict) and isinstance(rv, dict):
-                    c, r = _compare_children(lv, rv, fields, shapes)
-                    if c is not None:
-                        changed[element] = c
-                    if r is not None:
-                        removed[element] = r
+        # The order the elements are met in does not matter: each node is sorted when it is made.
+        for element, lv in lhs.items():
+            rv = rhs.get(element, _MISSING)
+            if rv is _MISSING:
+                removed[element] = _added_item(lv, fields, shapes, True)
+            elif lv is rv or (lv == rv and type(lv) is type(rv)):
+                continue  # most items of a list that changed elsewhere
+            elif isinstance(lv, dict) and isinstance(rv, dict):
+                c, r = _compare_children(lv, rv, fields, shapes)
+                if c is not None:
+                    changed[element] = c
+                if r is not None:
+                    removed[element] = r
+        if len(rhs) > len(lhs) - len(removed):
+            for element, rv in rhs.items():
+                if element not in lhs:
+                    changed[element] = _added_item(rv, fields, shapes, True)
         return (_alike_sorted(changed, False) if changed else None,
                 _alike_sorted(removed, False) if removed else None)
     if type(left) is not type(right) or left != right:
@@ -803,16 +808,27 @@ def _compare_children(left: dict[str, Any], right: dict[str, Any], fields: Path,
     removed: dict[str, Any] = {}
     for key, lv in left.items():
         rv = right.get(key)
-        if lv is rv or (lv == rv and type(lv) is type(rv)):
+        if lv is rv:
             continue  # most keys: nothing changed below
-        if not isinstance(lv, (dict, list)) and not isinstance(rv, (dict, list)):
+        kind = type(lv)
+        if kind is type(rv) and lv == rv:
+            continue
+        if (kind in _SCALAR_TYPES or not isinstance(lv, (dict, list))) and not isinstance(rv, (dict, list)):
             # A scalar changed or dropped (``_compare_node`` inlined: the usual change).
             if rv is None:
                 removed["f:" + key] = {}
             else:
                 changed["f:" + key] = {}
             continue
-        c, r = _compare_node(lv, rv, fields + (key,), shapes)
+        if kind is dict and type(rv) is dict:
+            # Two objects (``_compare_node`` inlined): their keys, or the whole of an atomic one.
+            below = fields + (key,)
+            if shapes.dict_shape(below) == ATOMIC:
+                changed["f:" + key] = {}  # they differ (above)
+                continue
+            c, r = _compare_children(lv, rv, below, shapes)
+        else:
+            c, r = _compare_node(lv, rv, fields + (key,), shapes)
         if c is not None:
             changed["f:" + key] = c
         if r is not None:

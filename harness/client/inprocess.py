@@ -92,9 +92,13 @@ class InProcessClient:
 
     def _fault(self, verb: str, rt: ResourceType, namespace: str | None, name: str, subresource: str = "") -> None:
         # The world's fault rules (harness/apiserver/faults.py; none unless a test installed some):
-        # the world's own controllers see injected errors as HTTP clients do.
-        self._clusters.faults.check(cluster=self.cluster, verb=verb, group=rt.group, resource=rt.plural,
-                                    subresource=subresource, namespace=namespace or "", name=name, user=self.user)
+        # the world's own controllers see injected errors as HTTP clients do. Without any rule (the
+        # usual case) there is nothing to match, so no request record is built for the check.
+        faults = self._clusters.faults
+        if not faults.rules:
+            return
+        faults.check(cluster=self.cluster, verb=verb, group=rt.group, resource=rt.plural,
+                     subresource=subresource, namespace=namespace or "", name=name, user=self.user)
 
     def _rt(self, api_version: str, kind: str) -> ResourceType:
         return self._server.registry.by_kind(api_version, kind)
