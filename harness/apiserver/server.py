@@ -463,14 +463,15 @@ class APIServer:
             selectors.check_field_selector(kind, fields, extra=rt.selectable_fields, namespaced=rt.namespaced)
         if labels is None and fields is None:
             return None
-        extra = rt.selectable_fields
+        # Render only the fields the selector names (spec.nodeName alone, mostly), not all of the kind's.
+        field_test = selectors.field_matcher(kind, fields, rt.selectable_fields) if fields is not None else None
+        if labels is None:
+            return field_test
 
         def matches(obj: dict[str, Any]) -> bool:
-            if labels is not None and not labels.matches(_meta(obj).get("labels") or {}):
+            if not labels.matches(_meta(obj).get("labels") or {}):
                 return False
-            if fields is not None and not fields.matches(selectors.object_fields(kind, obj, extra)):
-                return False
-            return True
+            return field_test is None or field_test(obj)
 
         return matches
 
