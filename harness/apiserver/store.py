@@ -165,10 +165,14 @@ class Store:
         self._all_keys.pop(skey, None)
 
     def _index_pod(self, key: ObjectKey, old: dict[str, Any] | None, new: dict[str, Any] | None) -> None:
-        if old is not None:
-            self._pods_by_node.get(_node_name(old), set()).discard(key)
-        if new is not None:
-            self._pods_by_node.setdefault(_node_name(new), set()).add(key)
+        old_node = _node_name(old) if old is not None else None
+        new_node = _node_name(new) if new is not None else None
+        if old_node == new_node:
+            return  # most pod writes (status, finalizers, deletion) leave the pod where it was
+        if old_node is not None:
+            self._pods_by_node.get(old_node, set()).discard(key)
+        if new_node is not None:
+            self._pods_by_node.setdefault(new_node, set()).add(key)
 
     def _record(self, skey: StorageKey, event_type: str, obj: dict[str, Any], old: dict[str, Any] | None) -> None:
         rv = int(obj["metadata"]["resourceVersion"])
