@@ -463,14 +463,15 @@ class APIServer:
             selectors.check_field_selector(kind, fields, extra=rt.selectable_fields, namespaced=rt.namespaced)
         if labels is None and fields is None:
             return None
-        extra = rt.selectable_fields
+        # Render only the fields the selector names (spec.nodeName alone, mostly), not all of the kind's.
+        field_test = selectors.field_matcher(kind, fields, rt.selectable_fields) if fields is not None else None
+        if labels is None:
+            return field_test
 
         def matches(obj: dict[str, Any]) -> bool:
-            if labels is not None and not labels.matches(_meta(obj).get("labels") or {}):
+            if not labels.matches(_meta(obj).get("labels") or {}):
                 return False
-            if fields is not None and not fields.matches(selectors.object_fields(kind, obj, extra)):
-                return False
-            return True
+            return field_test is None or field_test(obj)
 
         return matches
 
@@ -506,19 +507,15 @@ class APIServer:
             list_rv = token_rv
         skey = self.skey(rt)
         ns_filter = namespace if rt.namespaced and namespace else None
-        candidates = self._candidates(rt, skey, ns_filter, field_selector)
-        items: list[dict[str, Any]] = []
-        remaining = 0
-        for obj in candidates:
-            key = ((_meta(obj).get("namespace") or ""), _meta(obj)["name"])
-            if start_after is not None and key <= start_after:
-                continue
-            if matches is not None and not matches(obj):
-                continue
-            if limit and len(items) >= limit:
-                remaining += 1
-                continue
-            items.append(obj)
+        # In key order, after the continue token's key already: what is left is selecting and paging.
+        candidates = self._candidates(rt, skey, ns_filter, field_selector, start_after)
+        if matches is not None:
+            candidates = [obj for obj in candidates if matches(obj)]
+        page = max(limit, 0) if limit else len(candidates)  # a negative limit (truthy) pages nothing in
+        if page < len(candidates):
+            items, remaining = candidates[:page], len(candidates) - page
+        else:
+            items, remaining = candidates, 0
         list_meta: dict[str, Any] = {"resourceVersion": str(list_rv)}
         if remaining and items:
             last = items[-1]["metadata"]
@@ -532,17 +529,20 @@ class APIServer:
         }
 
     def _candidates(
-        self, rt: ResourceType, skey: tuple[str, str], namespace: str | None, field_selector: str | None
+        self,
+        rt: ResourceType,
+        skey: tuple[str, str],
+        namespace: str | None,
+        field_selector: str | None,
+        after: tuple[str, str] | None,
     ) -> list[dict[str, Any]]:
-        # Per-node pod lists (kubectl drain, the kubelet, the machine controller) use an index.
+        # The objects a list reads, in key order, only those after ``after``: per-node pod lists (kubectl
+        # drain, the kubelet, the machine controller) from the node index, the rest from the namespace's.
         if rt is builtins.POD or (rt.group == "" and rt.plural == "pods"):
             node = _single_equality(field_selector, ("spec.nodeName", "spec.host"))
             if node is not None:
-                pods = self.store.pods_on_node(node)
-                if namespace is not None:
-                    pods = [p for p in pods if p["metadata"].get("namespace") == namespace]
-                return sorted(pods, key=lambda o: (o["metadata"].get("namespace", ""), o["metadata"]["name"]))
-        return self.store.items(skey, namespace)
+                return self.store.pods_on_node(node, namespace, after)
+        return self.store.items(skey, namespace, after)
 
     @staticmethod
     def _encode_continue(key: tuple[str, str], rv: int) -> str:

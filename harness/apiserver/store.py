@@ -8,6 +8,7 @@ readers, history and watchers can share them and copy only when handing them to 
 from __future__ import annotations
 
 import logging
+from bisect import bisect_right, insort
 from collections import deque
 from typing import Any
 
@@ -41,6 +42,13 @@ class Store:
         compaction: a watch from before them gets 410 Expired."""
         self._rv = 0
         self._data: dict[StorageKey, dict[ObjectKey, dict[str, Any]]] = {}
+        # Per resource, each namespace's keys in order ("" for cluster-scoped), kept sorted as keys come and
+        # go, so a namespace's list costs what it returns, not what the cluster holds. An update of an
+        # existing key changes no order and touches neither this nor the cache below.
+        self._ns_keys: dict[StorageKey, dict[str, list[ObjectKey]]] = {}
+        # Per resource, all keys in order: built from the namespaces' lists when a list asks, dropped when
+        # a key comes or goes.
+        self._all_keys: dict[StorageKey, list[ObjectKey]] = {}
         # (rv, storage key, event type, object, previous object)
         self._history: deque[tuple[int, StorageKey, str, dict[str, Any], dict[str, Any] | None]] = deque()
         self._history_max = history
@@ -65,16 +73,38 @@ class Store:
         """The stored object (shared: do not mutate), or None."""
         return self._data.get(skey, {}).get(key)
 
-    def items(self, skey: StorageKey, namespace: str | None = None) -> list[dict[str, Any]]:
-        """Stored objects of a resource in key order (namespace, name), optionally one namespace."""
-        bucket = self._data.get(skey, {})
-        keys = sorted(k for k in bucket if namespace is None or k[0] == namespace)
-        return [bucket[k] for k in keys]
+    def items(
+        self, skey: StorageKey, namespace: str | None = None, after: ObjectKey | None = None
+    ) -> list[dict[str, Any]]:
+        """Stored objects of a resource in key order (namespace, name), optionally one namespace;
+        ``after``: only those whose key sorts after it (where a continue token resumes)."""
+        bucket = self._data.get(skey)
+        if not bucket:
+            return []
+        keys = self._sorted_keys(skey) if namespace is None else self._ns_keys[skey].get(namespace, [])
+        start = bisect_right(keys, after) if after is not None else 0
+        return [bucket[k] for k in keys[start:]] if start else [bucket[k] for k in keys]
 
-    def pods_on_node(self, node_name: str) -> list[dict[str, Any]]:
-        """Pods whose spec.nodeName is ``node_name``, in key order."""
+    def _sorted_keys(self, skey: StorageKey) -> list[ObjectKey]:
+        keys = self._all_keys.get(skey)
+        if keys is None:
+            by_ns = self._ns_keys[skey]
+            keys = [key for ns in sorted(by_ns) for key in by_ns[ns]]
+            self._all_keys[skey] = keys
+        return keys
+
+    def pods_on_node(
+        self, node_name: str, namespace: str | None = None, after: ObjectKey | None = None
+    ) -> list[dict[str, Any]]:
+        """Pods whose spec.nodeName is ``node_name``, in key order; optionally one namespace, and only
+        keys after ``after``."""
         bucket = self._data.get(("", "pods"), {})
-        return [bucket[k] for k in sorted(self._pods_by_node.get(node_name, ()))]
+        keys = self._pods_by_node.get(node_name, ())
+        if namespace is not None:
+            keys = [k for k in keys if k[0] == namespace]
+        if after is not None:
+            keys = [k for k in keys if k > after]
+        return [bucket[k] for k in sorted(keys)]
 
     def count(self, skey: StorageKey) -> int:
         return len(self._data.get(skey, {}))
@@ -100,6 +130,9 @@ class Store:
         bucket = self._data.setdefault(skey, {})
         old = bucket.get(key)
         bucket[key] = obj
+        if old is None:
+            insort(self._ns_keys.setdefault(skey, {}).setdefault(key[0], []), key)
+            self._all_keys.pop(skey, None)
         if skey == ("", "pods"):
             self._index_pod(key, old, obj)
         self._record(skey, MODIFIED if old is not None else ADDED, obj, old)
@@ -109,6 +142,8 @@ class Store:
         """Remove the object; ``final`` is its last state with a new resourceVersion."""
         bucket = self._data.get(skey, {})
         old = bucket.pop(key, None)
+        if old is not None:
+            self._unindex(skey, key)
         if skey == ("", "pods") and old is not None:
             self._index_pod(key, old, None)
         self._record(skey, DELETED, final, old)
@@ -116,12 +151,28 @@ class Store:
     def drop_resource(self, skey: StorageKey) -> None:
         """Forget every object of a resource (its CRD is gone), without events."""
         self._data.pop(skey, None)
+        self._ns_keys.pop(skey, None)
+        self._all_keys.pop(skey, None)
+        if skey == ("", "pods"):
+            self._pods_by_node.clear()
+
+    def _unindex(self, skey: StorageKey, key: ObjectKey) -> None:
+        by_ns = self._ns_keys[skey]
+        keys = by_ns[key[0]]
+        del keys[bisect_right(keys, key) - 1]
+        if not keys:
+            del by_ns[key[0]]
+        self._all_keys.pop(skey, None)
 
     def _index_pod(self, key: ObjectKey, old: dict[str, Any] | None, new: dict[str, Any] | None) -> None:
-        if old is not None:
-            self._pods_by_node.get(_node_name(old), set()).discard(key)
-        if new is not None:
-            self._pods_by_node.setdefault(_node_name(new), set()).add(key)
+        old_node = _node_name(old) if old is not None else None
+        new_node = _node_name(new) if new is not None else None
+        if old_node == new_node:
+            return  # most pod writes (status, finalizers, deletion) leave the pod where it was
+        if old_node is not None:
+            self._pods_by_node.get(old_node, set()).discard(key)
+        if new_node is not None:
+            self._pods_by_node.setdefault(new_node, set()).add(key)
 
     def _record(self, skey: StorageKey, event_type: str, obj: dict[str, Any], old: dict[str, Any] | None) -> None:
         rv = int(obj["metadata"]["resourceVersion"])
@@ -179,7 +230,8 @@ class Store:
         older than the history window gets an in-stream 410 ``Expired`` error.
         """
         if resource_version in (None, "", "0"):
-            for obj in self.items(skey):
+            # A namespaced watch starts from its namespace's objects alone (the others it would skip).
+            for obj in self.items(skey, watch.namespace):
                 watch.initial(obj)
             watch.last_rv = str(self._rv)
         else:
@@ -190,8 +242,15 @@ class Store:
             if since < self._compacted_rv:
                 watch.expire(f"too old resource version: {since} ({self._compacted_rv})")
                 return watch
-            for rv, key, event_type, obj, old in self._history:
-                if rv > since and key == skey:
+            # The history is in resourceVersion order: walk back to ``since`` only, so a watch resuming
+            # near the head does not read the whole window.
+            newer = []
+            for entry in reversed(self._history):
+                if entry[0] <= since:
+                    break
+                newer.append(entry)
+            for _, key, event_type, obj, old in reversed(newer):
+                if key == skey:
                     watch.offer(event_type, obj, old)
             watch.last_rv = str(max(since, int(watch.last_rv or 0)))
         self._watchers.setdefault(skey, set()).add(watch)
