@@ -6,8 +6,9 @@ The reference controllers as a process (``--target reference-process``) once fai
 machine: after a reconcile wrote, the next step looked at the watches before that write's events had
 arrived, found the queues empty, and fired a timer a reconcile of the older state had set (the topology
 controller's 10 s progress requeue), which called BeforeClusterDelete inside the 60 s it had been told to
-wait. Here the wire is made as slow as it can be: an event reaches a watch's queue only once the process
-has asked the server what it sent (:class:`_SlowWire`), so the old order comes back every run."""
+wait. Here the wire is made as slow as it can be: an event caused by a write of the process reaches a
+watch's queue only once the process has asked the server what it sent (:class:`_SlowWire`), so without
+the lockstep the old order comes back every run."""
 
 from __future__ import annotations
 
@@ -33,37 +34,46 @@ HOLD_SECONDS = 10.0
 
 
 class _Asks:
-    """How often the process has asked the server what its watch streams were given."""
+    """How often the process has asked the server what its watch streams were given, and from which
+    question on events are held (the last write the process started)."""
 
     def __init__(self) -> None:
         self._changed = threading.Condition()
         self._count = 0
-
-    def ask(self) -> None:
-        with self._changed:
-            self._count += 1
-            self._changed.notify_all()
+        self._held_from: int | None = None
 
     @property
     def count(self) -> int:
         with self._changed:
             return self._count
 
-    def wait_for_next(self) -> None:
+    def ask(self) -> None:
         with self._changed:
-            start = self._count
-            self._changed.wait_for(lambda: self._count > start, timeout=HOLD_SECONDS)
+            self._count += 1
+            self._changed.notify_all()
+
+    def write_started(self) -> None:
+        """What the server sends from now on reaches the queues only after the next question."""
+        with self._changed:
+            self._held_from = self._count
+
+    def wait_if_held(self) -> None:
+        with self._changed:
+            held_from = self._held_from
+            if held_from is not None:
+                self._changed.wait_for(lambda: self._count > held_from, timeout=HOLD_SECONDS)
 
 
 class _HeldQueue(deque):  # type: ignore[type-arg]
-    """A watch's event queue that takes an event in only after the next question to the server."""
+    """A watch's event queue that takes an event the process's last write caused in only after the process
+    next asks the server."""
 
     def __init__(self, asks: _Asks) -> None:
         super().__init__()
         self._asks = asks
 
     def append(self, item: Any) -> None:
-        self._asks.wait_for_next()
+        self._asks.wait_if_held()
         super().append(item)
 
 
@@ -78,8 +88,9 @@ class _HeldWatch(HttpWatch):
 
 
 class _SlowWire(HttpClient):
-    """A process's client on the slowest wire the protocol allows: what a watch read off the stream is
-    queued (and counted as received) only after the process next asks the server for its counts."""
+    """A process's client on the slowest wire the protocol allows: once it has started a write, what a
+    watch reads off its stream is queued (and counted as received) only after the process next asks the
+    server for its counts."""
 
     def __init__(self, server: str, user: str) -> None:
         super().__init__(server, token=user, user=user)
@@ -95,6 +106,11 @@ class _SlowWire(HttpClient):
     def watch_streams(self) -> dict[str, dict[str, Any]]:
         self.asks.ask()
         return super().watch_streams()
+
+    def _request(self, method: str, path: str, **kwargs: Any) -> Any:
+        if method not in ("GET", "HEAD", "OPTIONS"):
+            self.asks.write_started()
+        return super()._request(method, path, **kwargs)
 
 
 class _Writer(Controller):
