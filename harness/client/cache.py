@@ -11,15 +11,17 @@ exist: ``404 NotFound`` with the server's text.
 
 Freshness. Upstream's cache lags behind the server by however long its informer takes, so a read just
 after a write may see the old object; that lag depends on timing, and the harness must be deterministic.
-Here the watches are caught up at each round of the lockstep protocol (harness/client/remote.py): every
-event the server had given them has been read, and the manager moves them into what it knows before a
-controller runs. The world waits for the process, so until the process writes, what the watches
-delivered is the server's state, and the cache answers. Once any client of the process has sent a write
+Here the watches are caught up at the start of each ``settle`` of the lockstep protocol and before each
+step that follows a write (harness/client/remote.py): every event the server had given them has been
+read, and the manager moves them into what it knows before a controller runs. The world waits for the
+process, so until the process writes, what the watches delivered is the server's state, and the cache
+answers. Once any client of the process has sent a write
 the server may have accepted (:func:`~harness.client.http.writes_sent`), the watches may not yet carry it,
 nor what the server did because of it (an object deleted when its last finalizer went, another one a
 simulator changed in answer), and when they would is a matter of timing: every read goes to the server
-until the next catch-up. So a controller reads exactly what an in-process one would, every run. Reads are
-copies; a controller may change what it reads.
+until the next catch-up (before the process's next step, harness/client/remote.py). So a controller
+reads exactly what an in-process one would, every run. Reads are copies; a controller may change what it
+reads.
 
 Repeated reads. For the same reason, a read that is not of a watched kind (a kind nobody watches, a list,
 a workload cluster's objects through :meth:`CachedClient.for_kubeconfig`) is sent once per ``settle``

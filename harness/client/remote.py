@@ -13,7 +13,10 @@ The requests and answers are JSON lines:
 * first, unasked, the process writes ``{"ready": true, "controllers": [names]}``; it connects to the
   server only at its first ``settle`` (so a process can be started ahead of the world it will serve);
 * ``{"op": "settle", "now": unix}`` moves the process's clock to ``now`` (the server's time), then
-  catches up and settles until a round takes no step; answer ``{"steps": N, "nextDue": unix|null,
+  catches up and settles, catching up again before every step that follows one of its own writes (the
+  server settled the world before it answered the write, so the watches then carry the write and what
+  the world did because of it: the next reconcile or timer finds the same queued work every run, however
+  slowly the events cross the wire); answer ``{"steps": N, "nextDue": unix|null,
   "retryDue": unix|null, "errors": [new reconcile errors]}`` (``nextDue``: the earliest requeue-after
   timer; ``retryDue``: the earliest retry of something that failed). With ``"unchanged": true`` the
   harness adds that nothing was written anywhere in the world since the process's last answer (only the
@@ -23,6 +26,10 @@ The requests and answers are JSON lines:
 * ``{"op": "stop"}`` (or the end of the input) ends the loop; answer ``{"stopped": true}``.
 
 A request the loop cannot read is answered ``{"error": message}``.
+
+A controller of another maker driven through this protocol (``--target controller --stdio-control``) is
+as deterministic as it catches up: one that reconciles on whatever events have arrived by then settles
+differently on a slow machine than on a fast one (a timer firing before the events of its own write).
 """
 
 from __future__ import annotations
@@ -125,7 +132,7 @@ def catch_up(watches: list[Any], streams: Callable[[], dict[str, dict[str, Any]]
 class CaughtUp(list[Any]):
     """The watch streams just caught up (what :meth:`Manager.caught_up` hands its hooks); whether this is
     the first catch-up of a ``settle`` request (``first``: the world may have changed since the last
-    answer; later rounds of the same request follow only the process's own writes, which the server
+    answer; later ones of the same request follow only the process's own writes, which the server
     answered once it had settled the world), and whether the harness said the world was ``unchanged``
     since the process's last answer (see the module docstring)."""
 
@@ -135,26 +142,50 @@ class CaughtUp(list[Any]):
         self.world_unchanged = world_unchanged
 
 
+class _Lockstep:
+    """What a manager does before each step of a ``settle`` request (:attr:`Manager.before_step`): when
+    the process sent a write since its watches last caught up (or opened or re-established a watch), it
+    waits until they have read everything the server has given them, and tells the catch-up hooks
+    (``first=False``). The server settled the world before it answered the write, so the watches then
+    carry the write and whatever the world did because of it, and the step that follows finds the same
+    queued work every run, as an in-process manager does, whose watches hold a write's events when the
+    write returns. Without it the next step takes whatever has crossed the wire by then: on a slow
+    machine a controller's queue looks empty and a timer fires first, or another controller's key goes
+    first, and a scenario's outcome depends on the machine's speed."""
+
+    def __init__(self, manager: Manager, streams: Callable[[], dict[str, dict[str, Any]]], writes: int,
+                 sources: list[Any]) -> None:
+        self.manager = manager
+        self.streams = streams
+        self.writes = writes
+        self.sources = sources
+
+    def __call__(self) -> None:
+        sources = self.manager.sources()
+        writes = writes_sent()
+        if writes == self.writes and _same(sources, self.sources):
+            return  # nothing the process did since the last catch-up can have given the watches anything
+        catch_up(sources, self.streams)
+        self.writes, self.sources = writes, sources
+        self.manager.caught_up(CaughtUp(sources, first=False))
+
+
 def settle_with_server(manager: Manager, streams: Callable[[], dict[str, dict[str, Any]]], *,
                        unchanged: bool = False) -> int:
-    """Catch up with the server's watch streams and settle, until a round takes no step (what the
-    controllers wrote in one round comes back as events in the next); the steps taken. A round after
-    which no write was sent (:func:`~harness.client.http.writes_sent`) and no watch was opened is the
-    last: the server has nothing new for the watches (the world waits for the process), so another
-    round would only ask it so and take no step. ``unchanged``: the harness says nothing was written
-    in the world since the last settle answered (told to the first round's catch-up hooks)."""
-    total = 0
-    first = True
-    while True:
-        sources = manager.sources()
-        catch_up(sources, streams)
-        manager.caught_up(CaughtUp(sources, first=first, world_unchanged=unchanged))
-        first = False
-        writes = writes_sent()
-        steps = manager.settle()
-        total += steps
-        if steps == 0 or (writes_sent() == writes and _same(manager.sources(), sources)):
-            return total
+    """Catch up with the server's watch streams and settle, catching up again before any step that
+    follows a write of the process (:class:`_Lockstep`); the steps taken. When it returns, the last step
+    found nothing to do after the watches had caught up with the process's last write: nothing is left
+    at this instant. ``unchanged``: the harness says nothing was written in the world since the last
+    settle answered (told to the first catch-up's hooks)."""
+    sources = manager.sources()
+    writes = writes_sent()
+    catch_up(sources, streams)
+    manager.caught_up(CaughtUp(sources, first=True, world_unchanged=unchanged))
+    manager.before_step = _Lockstep(manager, streams, writes, sources)
+    try:
+        return manager.settle()
+    finally:
+        manager.before_step = None
 
 
 def _same(now: list[Any], before: list[Any]) -> bool:

@@ -454,6 +454,10 @@ class Manager:
         # Told which watch streams are caught up with the server (harness/client/remote.py), so a read
         # cache fed by them may answer (harness/client/cache.py).
         self.caught_up_hooks: list[Callable[[list[WatchStream]], None]] = []
+        # Called before each step (None: nothing). Over HTTP the events of a write arrive on the watches'
+        # threads whenever the machine gets to them; a controller process waits there until they have
+        # (harness/client/remote.py), as an in-process watch holds them already when the write returns.
+        self.before_step: Callable[[], None] | None = None
         # Whether a watch may have something to give since the last pump: every in-process watch tells the
         # manager when an event arrives or it closes, so a step after which nothing was written (a timer,
         # a reconcile that only read) skips looking at the world's watches. Streams that cannot tell
@@ -807,6 +811,8 @@ class Manager:
 
     def step(self) -> bool:
         """Do one unit of work due now (an event batch, a reconcile or a timer); False when idle."""
+        if self.before_step is not None:
+            self.before_step()
         self._pump()
         for controller in self.controllers:
             # has_work(), inlined: this loop runs over every controller at every step of every settle.

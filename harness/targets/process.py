@@ -13,7 +13,8 @@ the controllers run in the process. Moving time is a conversation between the tw
    written, and never past the process's next timer (``POST /harness/v1/clock/advance`` with
    ``to`` and ``stopAfterWrite``);
 2. the process moves its clock to that instant, catches up with the events and settles (its own
-   writes settle the world, request by request, and come back to it as events); when nothing was
+   writes settle the world, request by request, and come back to it as events, which it waits for
+   before its next step, harness/client/remote.py); when nothing was
    written on the way (only its own timer fell due) it is told so (``"unchanged"``), and may keep what
    it read at its last answer (harness/client/cache.py);
 3. until the target is reached.
