@@ -1,5 +1,5 @@
-"""The eviction subresource finds a pod's PodDisruptionBudgets through a per-cluster index of budget
-names by namespace (kept by a write hook), not by scanning every stored budget: the index must answer
+"""The eviction subresource finds a pod's PodDisruptionBudgets through the store's index of keys by
+namespace, not by scanning every stored budget: the index must answer
 what the scan answered after any sequence of budget creates, selector changes, deletions (with and
 without finalizers) and evictions, in any namespace."""
 

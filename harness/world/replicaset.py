@@ -220,8 +220,8 @@ class ReplicaSetController(Controller):
         if selector is None or selector.empty:
             return None  # upstream refuses an empty selector: it would adopt every pod
         claimed = self._claim(rs, selector)
-        cached, facts_of = self._facts, self._facts_of  # read for every pod of the set: the cached facts first
-        active = [k for k in claimed if (cached.get(k) or facts_of(k)).active]
+        facts_of = self._facts_of
+        active = [k for k in claimed if facts_of(k).active]
         failure: str | None = None
         if not rs["metadata"].get("deletionTimestamp"):
             failure = self._manage(rs, active)
@@ -235,7 +235,7 @@ class ReplicaSetController(Controller):
         deleting = bool(meta.get("deletionTimestamp"))
         out = []
         for key in list(self._owned.get(meta["uid"], ())):
-            facts = self._facts.get(key) or self._facts_of(key)
+            facts = self._facts_of(key)
             if facts.matches is None:
                 facts.matches = selector.matches(facts.labels)
             if facts.matches:
@@ -340,8 +340,8 @@ class ReplicaSetController(Controller):
         min_ready = float(spec.get("minReadySeconds") or 0)
         now = self.now()
         template_labels = list((((spec.get("template") or {}).get("metadata") or {}).get("labels") or {}).items())
-        cached = self._facts
-        facts = [cached.get(k) or self._facts_of(k) for k in active]
+        facts_of = self._facts_of
+        facts = [facts_of(k) for k in active]
         ready_since = [f.ready_since for f in facts if f.ready_since is not None]
         available = sum(1 for since in ready_since if min_ready <= 0 or since + min_ready <= now)
         fully_labeled = sum(1 for f in facts if all(f.labels.get(k) == v for k, v in template_labels))

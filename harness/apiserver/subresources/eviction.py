@@ -30,7 +30,6 @@ through :class:`APIServer`'s public operations (``select``, ``update_status``, `
 
 from __future__ import annotations
 
-import weakref
 from typing import Any
 
 from harness.apiserver import builtins, deleteoptions
@@ -185,65 +184,16 @@ def _still_processing(pdb_name: str) -> errors.StatusError:
     )
 
 
-class _BudgetNames:
-    """The names of one cluster's PodDisruptionBudgets by namespace, kept by a write hook from the
-    first eviction on: finding a pod's budgets then reads its namespace's, where a scan of the
-    stored budgets read every namespace's (a drain over a thousand namespaces, each with its own
-    budget, spent most of an eviction on it)."""
-
-    def __init__(self, server: APIServer) -> None:
-        self._names: dict[str, set[str]] = {}
-        self._skey = server.skey(builtins.POD_DISRUPTION_BUDGET)
-        for pdb in server.select(builtins.POD_DISRUPTION_BUDGET, None, lambda _: True, copy=False):
-            meta = pdb["metadata"]
-            self._names.setdefault(meta.get("namespace") or "", set()).add(meta["name"])
-        # Every committed write (the replay of a snapshot's too) reaches the server's write hooks.
-        server.on_write(self._on_write)
-
-    def _on_write(self, _verb: str, rt: ResourceType, old: dict[str, Any] | None,
-                  new: dict[str, Any] | None) -> None:
-        if rt.group != self._skey[0] or rt.plural != self._skey[1]:
-            return
-        obj = new if new is not None else old
-        if obj is None:
-            return
-        meta = obj["metadata"]
-        namespace = meta.get("namespace") or ""
-        if new is not None:
-            self._names.setdefault(namespace, set()).add(meta["name"])
-        else:
-            names = self._names.get(namespace)
-            if names is not None:
-                names.discard(meta["name"])
-
-    def names(self, namespace: str) -> list[str]:
-        """The budgets of ``namespace``, in the store's (name) order."""
-        return sorted(self._names.get(namespace, ()))
-
-
-# Per cluster: a weak key, so that a world's server goes with the world (the hook holds the index).
-_BUDGET_NAMES: weakref.WeakKeyDictionary[APIServer, _BudgetNames] = weakref.WeakKeyDictionary()
-
-
-def _budget_names(server: APIServer) -> _BudgetNames:
-    index = _BUDGET_NAMES.get(server)
-    if index is None:
-        index = _BUDGET_NAMES[server] = _BudgetNames(server)
-    return index
-
-
 def _matching_pdbs(server: APIServer, pod: dict[str, Any]) -> list[dict[str, Any]]:
     meta = pod["metadata"]
     labels = meta.get("labels") or {}
-    namespace = meta.get("namespace") or ""
-    # Most evictions of a drain are refused by the budget, writing nothing: each budget is a dict of
-    # its own over the stored one's values (read only), whose status is copied when it is spent.
-    out = []
-    for name in _budget_names(server).names(namespace):
-        pdb = server.stored_view(builtins.POD_DISRUPTION_BUDGET, namespace, name)
-        if pdb_selects(pdb, labels):
-            out.append(dict(pdb))
-    return out
+    # The store lists one namespace's budgets from its own key index (not every namespace's). Most
+    # evictions of a drain are refused by the budget, writing nothing: each budget is a dict of its
+    # own over the stored one's values (read only), whose status is copied when it is spent.
+    return [dict(pdb) for pdb in server.select(
+        builtins.POD_DISRUPTION_BUDGET, meta.get("namespace") or "", lambda pdb: pdb_selects(pdb, labels),
+        copy=False,
+    )]
 
 
 def _with_own_status(stored: dict[str, Any]) -> dict[str, Any]:
