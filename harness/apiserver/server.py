@@ -120,10 +120,17 @@ def _suffix() -> str:
 _OMITEMPTY_META = ("finalizers", "ownerReferences", "labels", "annotations", "managedFields")
 
 
+# The empty values of an omitempty field, built once (never changed): comparing with a literal
+# ``([], {}, None)`` built an empty list and map at every test of every write.
+_EMPTY: tuple[Any, ...] = ([], {}, None)
+# ObjectMeta fields an update keeps from the stored object whatever the body says.
+_KEPT_ON_UPDATE = ("uid", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds")
+
+
 def _drop_empty_meta(obj: dict[str, Any]) -> None:
     meta = obj["metadata"]
     for field in _OMITEMPTY_META:
-        if field in meta and meta[field] in ([], {}, None):
+        if field in meta and meta[field] in _EMPTY:
             del meta[field]
 
 
@@ -605,18 +612,24 @@ class APIServer:
         The main resource ignores ``status``; ``/status`` ignores everything but ``status``.
         ``field_manager`` (default: the user) owns what the update changed. ``answer`` false:
         None instead of a copy of the written object (for an in-process caller that discards it)."""
+        # One look-up of the stored object serves the decoding (a status write keeps only the body's
+        # status) and the update; a missing object is still a 404 only after the body's own 400s.
+        old = self.store.get(self.skey(rt), self._key(rt, namespace, name))
         status_of = None
-        if subresource in STATUS_LIKE_SUBRESOURCES and not conversion.converts(rt) and not self._mutating_admission(rt):
+        if (old is not None and subresource in STATUS_LIKE_SUBRESOURCES and not conversion.converts(rt)
+                and not self._mutating_admission(rt)):
             # Only the body's status is kept: what it repeats of the stored object is not decoded again.
-            status_of = self.store.get(self.skey(rt), self._key(rt, namespace, name))
+            status_of = old
         new = self._check_body(rt, body, namespace, status_of=status_of)
-        if _meta(new).get("name") not in (None, name):
+        new_meta = new["metadata"]  # _check_body made it a dict
+        if new_meta.get("name") not in (None, name):
             raise errors.bad_request(
-                f"the name of the object ({_meta(new).get('name')}) does not match the name on the URL ({name})"
+                f"the name of the object ({new_meta.get('name')}) does not match the name on the URL ({name})"
             )
-        new["metadata"]["name"] = name
-        old = self._get_stored(rt, namespace, name)
-        rv = _meta(new).get("resourceVersion")
+        new_meta["name"] = name
+        if old is None:
+            raise errors.not_found(rt.plural, rt.group, name)
+        rv = new_meta.get("resourceVersion")
         if rv:
             if rv != old["metadata"]["resourceVersion"]:
                 raise errors.conflict(rt.plural, rt.group, name)
@@ -652,7 +665,8 @@ class APIServer:
         false: None instead of the object as the client sees it (no copy for nobody); a write
         that removes the object still answers as a delete does."""
         meta_old = old["metadata"]
-        if subresource in STATUS_LIKE_SUBRESOURCES:
+        status_like = subresource in STATUS_LIKE_SUBRESOURCES
+        if status_like:
             if self._mutating_admission(rt):
                 merged = clone(old)
             else:
@@ -682,19 +696,29 @@ class APIServer:
         _drop_empty_meta(new)
         if reset_managed:
             meta["managedFields"] = []  # "[]" asks to clear them: keep the request for the tracker
-        for field in ("uid", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds"):
-            if field in meta_old:
-                meta[field] = meta_old[field]
+        if status_like:
+            # The metadata is the stored one's (a copy): uid, timestamps, generation and
+            # resourceVersion are already what they must be; a kind with generation that was stored
+            # without one gets the first.
+            if rt.has_generation:
+                if "generation" not in meta:
+                    meta["generation"] = 1
             else:
-                meta.pop(field, None)
-        if rt.has_generation:
-            generation = meta_old.get("generation", 1)
-            if subresource not in STATUS_LIKE_SUBRESOURCES and self._generation_changes(rt, old, new):
-                generation += 1
-            meta["generation"] = generation
+                meta.pop("generation", None)
         else:
-            meta.pop("generation", None)
-        meta["resourceVersion"] = meta_old["resourceVersion"]
+            for field in _KEPT_ON_UPDATE:
+                if field in meta_old:
+                    meta[field] = meta_old[field]
+                else:
+                    meta.pop(field, None)
+            if rt.has_generation:
+                generation = meta_old.get("generation", 1)
+                if self._generation_changes(rt, old, new):
+                    generation += 1
+                meta["generation"] = generation
+            else:
+                meta.pop("generation", None)
+            meta["resourceVersion"] = meta_old["resourceVersion"]
         self._validate(rt, new, old)
         self._admit("UPDATE", rt, new, old)
         if applied is not None:
@@ -930,8 +954,8 @@ class APIServer:
         if meta.get("deletionTimestamp"):
             code, body = self._delete_again(rt, stored, grace, finalizers, is_pod, pending_namespace, dry_run, user,
                                             answer)
-            survived = self.store.get(self.skey(rt), self._key(rt, namespace, name)) is not None
-            if survived and opts.get("orphanDependents") is False:
+            if (opts.get("orphanDependents") is False
+                    and self.store.get(self.skey(rt), self._key(rt, namespace, name)) is not None):
                 code = 202  # handlers/delete.go: not deleted at once, cascading asked the legacy way
             return code, body if answer else None
         if not finalizers and not grace and not pending_namespace:
@@ -1117,6 +1141,14 @@ class APIServer:
     ) -> dict[str, Any] | None:
         """A status-only update (``PUT <resource>/status``) of ``obj``; ``answer`` as :meth:`update`."""
         return self.update(rt, namespace, name, obj, subresource="status", user=user, answer=answer)
+
+    def plain_delete(self, rt: ResourceType) -> bool:
+        """Whether a DELETE of ``rt`` runs no admission plugin and no delete preparer: what it
+        answers then follows from the stored object and the options alone (the same stored version
+        and options, the same answer), so a subresource may rely on an earlier :meth:`delete_dry_run`."""
+        return not self._admission_plugins(rt) and not any(
+            group == rt.group and kind == rt.kind for group, kind, _ in self._delete_preparers
+        )
 
     def delete_dry_run(
         self, rt: ResourceType, namespace: str | None, name: str, options: dict[str, Any], *, user: str = "admin"

@@ -165,6 +165,8 @@ class Store:
         self._all_keys.pop(skey, None)
 
     def _index_pod(self, key: ObjectKey, old: dict[str, Any] | None, new: dict[str, Any] | None) -> None:
+        if old is not None and new is not None and old.get("spec") is new.get("spec"):
+            return  # a status or metadata write shares the stored spec: the node is the same
         old_node = _node_name(old) if old is not None else None
         new_node = _node_name(new) if new is not None else None
         if old_node == new_node:

@@ -25,7 +25,7 @@
 The PDB rules (selection, readiness, the ``DisruptionAllowed`` condition) are
 ``harness/apiserver/pdb.py``'s, shared with the disruption controller. Every read and write goes
 through :class:`APIServer`'s public operations (``select``, ``update_status``, ``delete_dry_run``,
-``check_namespace_for_create``).
+``plain_delete``, ``check_namespace_for_create``).
 """
 
 from __future__ import annotations
@@ -188,30 +188,46 @@ def _matching_pdbs(server: APIServer, pod: dict[str, Any]) -> list[dict[str, Any
     meta = pod["metadata"]
     labels = meta.get("labels") or {}
     # The store lists one namespace's budgets from its own key index (not every namespace's). Most
-    # evictions of a drain are refused by the budget, writing nothing: each budget is a dict of its
-    # own over the stored one's values (read only), whose status is copied when it is spent.
-    return [dict(pdb) for pdb in server.select(
+    # evictions of a drain are refused by the budget, writing nothing: the budgets are the stored
+    # ones (read only); the one that is spent is copied then (_check_and_decrement).
+    return server.select(
         builtins.POD_DISRUPTION_BUDGET, meta.get("namespace") or "", lambda pdb: pdb_selects(pdb, labels),
         copy=False,
-    )]
+    )
 
 
-def _with_own_status(stored: dict[str, Any]) -> dict[str, Any]:
-    out = dict(stored)
-    if "status" in stored:
-        out["status"] = clone(stored["status"])
-    return out
+def _with_own_conditions(view: dict[str, Any]) -> dict[str, Any]:
+    """``view`` (a dict of its own over a stored pod's values) with a status and a list of conditions
+    of its own: all :func:`_set_disruption_target` changes (it replaces or appends a condition, never
+    edits one). The update decodes its body into a private copy, so the rest may stay shared."""
+    if "status" in view:
+        status = view["status"]
+        if type(status) is dict:
+            status = dict(status)
+            conditions = status.get("conditions")
+            if type(conditions) is list:
+                status["conditions"] = list(conditions)
+        view["status"] = status
+    return view
+
+
+# What a pod's DELETE was last found to allow before the eviction's first write: the stored pod then
+# and the options checked (see _preflight).
+Checked = tuple[dict[str, Any], dict[str, Any]]
 
 
 def _add_condition_and_delete(
-    server: APIServer, namespace: str, name: str, options: dict[str, Any], user: str
+    server: APIServer, namespace: str, name: str, options: dict[str, Any], user: str,
+    checked: Checked | None = None,
 ) -> None:
     """``addConditionAndDeletePod``: a status update adding DisruptionTarget (checked against the
-    delete preconditions first), then the DELETE; on a dry run only the DELETE (which writes nothing)."""
+    delete preconditions first), then the DELETE; on a dry run only the DELETE (which writes nothing).
+    ``checked``: what the budget's spending already checked (see :func:`_preflight`)."""
     if not _is_dry_run(options):
-        # The pod as a client sees it; the condition below changes only its status (its own copy).
-        latest = _with_own_status(server.present(builtins.POD, _preflight(server, namespace, name, options, user),
-                                                 shared=True))
+        # The pod as a client sees it (a dict of its own); the condition below changes only its status.
+        latest = _with_own_conditions(
+            server.present(builtins.POD, _preflight(server, namespace, name, options, user, checked), shared=True)
+        )
         _set_disruption_target(latest, server.now())
         wants_rv = _rv_precondition(options) is not None
         updated = server.update_status(builtins.POD, namespace, name, latest, user=user, answer=wants_rv)
@@ -221,12 +237,21 @@ def _add_condition_and_delete(
     server.delete(builtins.POD, namespace, name, options, user=user, answer=False)
 
 
-def _preflight(server: APIServer, namespace: str, name: str, options: dict[str, Any], user: str) -> dict[str, Any]:
+def _preflight(
+    server: APIServer, namespace: str, name: str, options: dict[str, Any], user: str, checked: Checked | None = None,
+) -> dict[str, Any]:
     """What must hold for the pod's DELETE to succeed, checked before the eviction's first write
     (the budget or the condition), so that a refused eviction leaves nothing behind: the delete
     preconditions (409, named as addConditionAndDeletePod names them), then the DELETE itself as a
-    dry run (admission, options). Returns the stored pod as it is now (read-only: not a copy)."""
+    dry run (admission, options). Returns the stored pod as it is now (read-only: not a copy).
+
+    ``checked``: a pod and options this already passed for. When the pod is still that stored
+    version (a write replaces a stored object, never changes it), the options are the same and
+    the DELETE runs no admission plugin or preparer (:meth:`APIServer.plain_delete`), the answer
+    is the same: it is not asked twice."""
     latest = server.stored_view(builtins.POD, namespace, name)
+    if checked is not None and latest is checked[0] and options is checked[1] and server.plain_delete(builtins.POD):
+        return latest
     meta = latest["metadata"]
     pre = options.get("preconditions") or {}
     if pre.get("uid") and pre["uid"] != meta.get("uid"):
@@ -255,11 +280,13 @@ def _set_disruption_target(pod: dict[str, Any], now: str) -> None:
 
 def _check_and_decrement(
     server: APIServer, namespace: str, pod_name: str, pdb: dict[str, Any], options: dict[str, Any], user: str
-) -> None:
-    """``checkAndDecrement``: refuse per the budget, or spend one disruption (a status write)."""
+) -> Checked | None:
+    """``checkAndDecrement``: refuse per the budget, or spend one disruption (a status write).
+    ``pdb`` is read only (the stored budget, mostly). Returns what the pod's DELETE was checked
+    against before the write (None on a dry run, which checks nothing)."""
     dry_run = _is_dry_run(options)
     meta = pdb["metadata"]
-    status = pdb.setdefault("status", {})
+    status = pdb.get("status", {})  # as setdefault read it: a null status stays null
     name = meta["name"]
     if int(status.get("observedGeneration") or 0) < int(meta.get("generation") or 0):
         raise _still_processing(name)
@@ -275,32 +302,39 @@ def _check_and_decrement(
         raise errors.too_many_requests(
             PDB_VIOLATION_MESSAGE, 0, [{"reason": DISRUPTION_BUDGET_CAUSE, "message": message}]
         )
-    status = pdb["status"] = clone(status)  # spent: from here on the status is changed, so it is copied
+    # Spent: from here on the status is changed, in a budget and status of their own. What the write
+    # below decodes is a private copy, so only what is changed in place needs one: the
+    # DisruptionAllowed condition (edited in place) and disruptedPods (replaced).
+    pdb = dict(pdb)
+    status = pdb["status"] = dict(status)
     status["disruptionsAllowed"] = allowed - 1
     now = server.now()
     if status["disruptionsAllowed"] == 0:
+        if "conditions" in status:
+            status["conditions"] = clone(status["conditions"])
         update_disruption_allowed_condition(status, now)
     if dry_run:
-        return
-    _preflight(server, namespace, pod_name, options, user)
+        return None
+    pod = _preflight(server, namespace, pod_name, options, user)
     disrupted = dict(status.get("disruptedPods") or {})
     disrupted[pod_name] = now
     status["disruptedPods"] = disrupted
     server.update_status(builtins.POD_DISRUPTION_BUDGET, namespace, name, pdb, user=LOOPBACK_USER, answer=False)
+    return pod, options
 
 
 def _spend_budget(
     server: APIServer, namespace: str, pod_name: str, pdb: dict[str, Any], options: dict[str, Any], user: str
-) -> None:
+) -> Checked | None:
     """``RetryOnConflict`` around checkAndDecrement, re-reading the PDB after a conflict; when the
-    retries run out the last conflict is returned (client-go's ``OnError`` does so)."""
+    retries run out the last conflict is returned (client-go's ``OnError`` does so). Returns what
+    the spending checked of the pod's DELETE (see :func:`_check_and_decrement`)."""
     last: errors.StatusError | None = None
     for attempt in range(EVICTIONS_RETRY_STEPS):
         if attempt:
             pdb = server.get(builtins.POD_DISRUPTION_BUDGET, namespace, pdb["metadata"]["name"])
         try:
-            _check_and_decrement(server, namespace, pod_name, pdb, options, user)
-            return
+            return _check_and_decrement(server, namespace, pod_name, pdb, options, user)
         except errors.StatusError as err:
             if err.code != 409:
                 raise
@@ -348,6 +382,7 @@ def evict(server: APIServer, namespace: str, name: str, body: Any, *, dry_run: b
         raise errors.StatusError(errors.status(500, "", MULTIPLE_PDBS_MSG))
     guard_readiness = False
     pdb_name = ""
+    checked: Checked | None = None
     if pdbs:
         pdb = pdbs[0]
         pdb_name = pdb["metadata"]["name"]
@@ -360,14 +395,14 @@ def evict(server: APIServer, namespace: str, name: str, body: Any, *, dry_run: b
             # An unready pod does not count as healthy: deleting it spends nothing.
             guard_readiness = True
         else:
-            _spend_budget(server, namespace, name, pdb, options, user)
+            checked = _spend_budget(server, namespace, name, pdb, options, user)
 
     delete_options = options
     if guard_readiness:
         # The pod must not have become ready since it was judged unready.
         delete_options = _with_rv_precondition(options, pod["metadata"]["resourceVersion"])
     try:
-        _add_condition_and_delete(server, namespace, name, delete_options, user)
+        _add_condition_and_delete(server, namespace, name, delete_options, user, checked)
     except errors.StatusError as err:
         if err.code == 409 and guard_readiness and caller_rv is None:
             raise _still_processing(pdb_name) from None
