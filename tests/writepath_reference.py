@@ -56,6 +56,7 @@ from harness.kube import errors
 from harness.kube.names.core import CONDITION_TRUE, DISRUPTION_TARGET, EVICTION_BY_EVICTION_API
 from harness.kube.names.policy import PDB_VIOLATION_MESSAGE, POLICY_GROUP
 from harness.kube.objects import clone
+from harness.kube.time import parse_rfc3339, seconds_after
 
 
 def _drop_empty_meta(obj: dict[str, Any]) -> None:
@@ -310,7 +311,7 @@ class ReferenceServer(APIServer):
             return code, body if answer else None
         marked = _replacement(base)
         mmeta = marked["metadata"]
-        mmeta["deletionTimestamp"] = self.clock.isoformat(self.clock.now() + grace)
+        mmeta["deletionTimestamp"] = self.clock.isoformat(seconds_after(self.clock.now(), grace))
         mmeta["deletionGracePeriodSeconds"] = grace
         if finalizers:
             mmeta["finalizers"] = finalizers
@@ -352,7 +353,9 @@ class ReferenceServer(APIServer):
         if finalizers != list(meta.get("finalizers") or []):
             cmeta["finalizers"] = finalizers
         if is_pod and grace < current_grace:
-            deadline = self.clock.now() + grace
+            # (The deadline rule changed after 5ba3476 on purpose: see tests/test_delete_grace_overflow.py.)
+            begun = seconds_after(parse_rfc3339(meta["deletionTimestamp"]), -current_grace)
+            deadline = seconds_after(begun, grace)
             cmeta["deletionTimestamp"] = self.clock.isoformat(deadline)
             cmeta["deletionGracePeriodSeconds"] = grace
         if changed == stored or dry_run:

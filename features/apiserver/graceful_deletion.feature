@@ -62,6 +62,22 @@ Feature: Graceful deletion of Pods
       | shorter | 10     | 10       |
       | longer  | 120    | 60       |
 
+  @API_GRACE_005 @must
+  Scenario: A shorter grace period counts from the first deletion, not from the second
+    Given a running Pod "default/web-0" on Node "n1" with a termination grace period of 60 seconds
+    And the Pod "default/web-0" has been deleted
+    When 30 seconds pass
+    And the Pod "default/web-0" is deleted with a grace period of 40 seconds
+    Then the Pod "default/web-0" is terminating with a grace period of 40 seconds
+    And the Pod "default/web-0" is due to be removed in 10 seconds
+
+  @API_GRACE_010 @should
+  Scenario: A grace period too long for a timestamp still deletes gracefully, as upstream works it out
+    Given a running Pod "default/web-0" on Node "n1"
+    When the Pod "default/web-0" is deleted with a grace period of 1000000000000000 seconds
+    Then the Pod "default/web-0" is terminating with a grace period of 1000000000000000 seconds
+    And the Pod "default/web-0" is due to be removed in 2003764205 seconds
+
   @API_GRACE_006 @must
   Scenario Outline: A deletion with a grace period of 0 removes the Pod at once
     Given a Pod "default/web-0" labelled "app=web" that is <state>

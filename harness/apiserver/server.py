@@ -50,6 +50,7 @@ from harness.kube.names.meta import PROPAGATION_BACKGROUND as BACKGROUND
 from harness.kube.names.meta import PROPAGATION_FOREGROUND as FOREGROUND
 from harness.kube.names.meta import PROPAGATION_ORPHAN as ORPHAN
 from harness.kube.objects import clone, replacement
+from harness.kube.time import parse_rfc3339, seconds_after
 
 log = logging.getLogger("lifecycle_tck.apiserver")
 
@@ -966,7 +967,7 @@ class APIServer:
             return code, body if answer else None
         marked = _replacement(base)
         mmeta = marked["metadata"]
-        mmeta["deletionTimestamp"] = self.clock.isoformat(self.clock.now() + grace)
+        mmeta["deletionTimestamp"] = self.clock.isoformat(seconds_after(self.clock.now(), grace))
         mmeta["deletionGracePeriodSeconds"] = grace
         if finalizers:
             mmeta["finalizers"] = finalizers
@@ -1017,7 +1018,10 @@ class APIServer:
         if finalizers != list(meta.get("finalizers") or []):
             cmeta["finalizers"] = finalizers
         if is_pod and grace < current_grace:
-            deadline = self.clock.now() + grace
+            # The shorter period counts from the first deletion (rest.BeforeDelete of 1.32 moves the
+            # deadline back by the difference; it may pass into the past, which only 1.33 prevents).
+            begun = seconds_after(parse_rfc3339(meta["deletionTimestamp"]), -current_grace)
+            deadline = seconds_after(begun, grace)
             cmeta["deletionTimestamp"] = self.clock.isoformat(deadline)
             cmeta["deletionGracePeriodSeconds"] = grace
         if changed == stored or dry_run:

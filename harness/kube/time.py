@@ -22,6 +22,20 @@ def _rfc3339_seconds(seconds: int) -> str:
     return datetime.fromtimestamp(seconds, tz=UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
+_NANOS_PER_SECOND = 1_000_000_000
+_INT64_SPAN = 1 << 64
+_INT64_MIN = 1 << 63
+
+
+def seconds_after(instant: float, seconds: int) -> float:
+    """``instant`` plus ``seconds`` as kube-apiserver works out a deletion deadline:
+    ``now.Add(time.Second * time.Duration(seconds))``. The product is an int64 count of nanoseconds,
+    which wraps around beyond about 292 years; so an absurd grace period gives a timestamp within 292
+    years of now (as upstream stores), never one that cannot be written."""
+    nanos = (seconds * _NANOS_PER_SECOND + _INT64_MIN) % _INT64_SPAN - _INT64_MIN
+    return instant + nanos / _NANOS_PER_SECOND
+
+
 def parse_rfc3339(text: str) -> float:
     """The Unix time of an RFC 3339 timestamp (``Z`` or an offset, optional fractions)."""
     return _parse_rfc3339(text)
