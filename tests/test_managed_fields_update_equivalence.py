@@ -15,11 +15,12 @@ from typing import Any
 import pytest
 
 from harness.apiserver import builtins
+from harness.apiserver import fieldsets as fs
 from harness.apiserver import managedfields as mf
 from harness.kube.objects import clone
 from tests import managedfields_reference as reference
 from tests.test_managed_fields import WIDGET
-from tests.test_managed_fields_equivalence import _mutated, _value
+from tests.test_managed_fields_equivalence import _mutated, _paths, _some, _value
 
 _KINDS = [builtins.POD, builtins.DEPLOYMENT, builtins.CONFIG_MAP, WIDGET]
 _META_VALUES = {
@@ -158,3 +159,19 @@ def test_record_update_is_the_reference_update_path_step_by_step(seed: int) -> N
 @pytest.mark.parametrize("seed", range(8))
 def test_record_update_is_the_reference_when_ancient_changes_fold(seed: int) -> None:
     _run(1000 + seed, [f"m{n}" for n in range(14)], 60)
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_an_edit_misses_a_tree_exactly_when_it_hands_the_tree_back(seed: int) -> None:
+    """``fieldsets.misses``, which lets an update skip the other owners' edits, against the edit."""
+    rng = random.Random(seed)
+    for _ in range(80):
+        owned = _paths(rng)
+        pool = sorted(owned | {p[:n] for p in owned for n in range(1, len(p))} | _paths(rng))
+        tree = fs.encode(owned)
+        remove = fs.encode(_some(rng, pool))
+        edited = fs.edit_tree(tree, remove, None, None)
+        if fs.misses(tree, remove):
+            assert edited is tree
+        else:
+            assert json.dumps(edited) != json.dumps(tree)
