@@ -477,6 +477,22 @@ def _keyed(items: list[Any], shape: ListShape) -> dict[str, Any]:
     # The items of a list by element, as ``_index_list`` pairs them (a repeated element keeps its
     # first place and its last item; items without one left out).
     out: dict[str, Any] = {}
+    if len(shape.keys) == 1:
+        # ``_element`` inlined for items keyed by one string field whose element is remembered.
+        name = shape.keys[0]
+        remembered = _KEY_ELEMENTS
+        for item in items:
+            if type(item) is dict:
+                value = item.get(name)
+                if type(value) is str:
+                    element = remembered.get((name, value))
+                    if element is not None:
+                        out[element] = item
+                        continue
+            element = _element(item, shape)
+            if element is not None:
+                out[element] = item
+        return out
     for item in items:
         element = _element(item, shape)
         if element is not None:
@@ -691,8 +707,22 @@ def _added_node(value: Any, fields: Path, shapes: Shapes, union: bool) -> dict[s
             return {}
         member = not shapes.value_struct(fields)
         children = {}
+        name = lshape.keys[0] if len(lshape.keys) == 1 else None
         for item in value:
-            element = _element(item, lshape)
+            element = None
+            if name is not None and type(item) is dict:
+                # ``_element`` and ``_added_item`` inlined for an item keyed by one string field
+                # whose element is remembered, holding only scalars (a condition, an IP).
+                key = item.get(name)
+                if type(key) is str:
+                    element = _KEY_ELEMENTS.get((name, key))
+                    if element is not None and element not in children:
+                        flat = _flat_node(item, True)
+                        if flat is not None:
+                            children[element] = flat
+                            continue
+            if element is None:
+                element = _element(item, lshape)
             if element is None:
                 member = True
                 continue
