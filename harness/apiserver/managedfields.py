@@ -385,18 +385,23 @@ def record_update(
     after = strip(new, rt, subresource)
     # The changed and removed paths as encoded trees: each owner's tree is edited along them.
     changed, removed = fs.compare_trees(before, after, shapes)
-    ident = (manager, UPDATE, rt.api_version, subresource)
+    api_version = rt.api_version
+    ident = (manager, UPDATE, api_version, subresource)
     if not changed and not removed and managers is live:
         return live_raw or None  # nothing changed hands
-    for entry in managers.others(ident):
+    own = None
+    for identity, entry in managers.entries.items():
+        if identity == ident:
+            own = entry
+            continue
         raw = entry._raw
         if entry._fields is None and raw is not None and fs.misses(raw, changed) and fs.misses(raw, removed):
             continue  # nothing this owner owns changed hands (the edit would hand its tree back)
         entry.edit(changed, removed, None)
-    own = managers.entries.get(ident)
-    updated = Entry(manager, UPDATE, rt.api_version, now, None, subresource, raw={})
-    if own is not None:
-        updated = Entry(manager, UPDATE, rt.api_version, now, None if own._fields is None else set(own._fields),
+    if own is None:
+        updated = Entry(manager, UPDATE, api_version, now, None, subresource, raw={})
+    else:
+        updated = Entry(manager, UPDATE, api_version, now, None if own._fields is None else set(own._fields),
                         subresource, raw=own._raw)
     updated.edit(removed, None, changed)
     if not updated.empty():
@@ -406,7 +411,7 @@ def record_update(
     else:
         managers.entries.pop(ident, None)
     managers.drop_empty()
-    _cap(managers, rt.api_version)
+    _cap(managers, api_version)
     return managers.encode() if managers.entries else None
 
 
