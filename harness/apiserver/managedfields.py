@@ -395,7 +395,8 @@ def record_update(
             own = entry
             continue
         raw = entry._raw
-        if entry._fields is None and raw is not None and fs.misses(raw, changed) and fs.misses(raw, removed):
+        if entry._fields is None and raw is not None and fs.misses(raw, changed) \
+                and (not removed or fs.misses(raw, removed)):
             continue  # nothing this owner owns changed hands (the edit would hand its tree back)
         entry.edit(changed, removed, None)
     if own is None:
