@@ -175,3 +175,14 @@ def test_an_edit_misses_a_tree_exactly_when_it_hands_the_tree_back(seed: int) ->
             assert edited is tree
         else:
             assert json.dumps(edited) != json.dumps(tree)
+
+
+@pytest.mark.parametrize("added", [("f:a", "i:2"), ("f:a", "f:y"), ("f:a", "k:{\"name\":\"b\"}"), ("f:a", "v:0"),
+                                   ("f:a", "i:10", "f:z")])
+def test_an_edit_sorts_the_children_it_grows_as_encode_does(added: tuple[str, ...]) -> None:
+    """Indices (``i:``, which a client's entries may hold) sort numerically after keys and values;
+    fields, keys and values sort by what follows their prefix."""
+    owned = {("f:a", "i:10"), ("f:a", "i:9"), ("f:a", "k:{\"name\":\"c\"}"), ("f:a", "f:x"), ("f:a", "v:1"),
+             ("f:a", "f:x", "f:q")}
+    edited = fs.edit_tree(fs.encode(owned), None, None, fs.encode({added}))
+    assert json.dumps(edited) == json.dumps(fs.encode(owned | {added}))
