@@ -1,9 +1,10 @@
 """The update path of ``harness.apiserver.managedfields`` (``record_update`` and the encoded-tree
-comparison and edits of ``harness.apiserver.fieldsets`` it runs on) as main had it before the
-shortcuts of tests/test_managed_fields_update_equivalence.py's subject (reused decoded entries,
-entries an edit provably misses, the updater's own entry kept when it already owns every change,
-equal subtrees skipped): the oracle that test compares ``record_update`` against, step by step.
-A verbatim copy, kept apart so that later changes to the module cannot change the oracle."""
+comparison and edits of ``harness.apiserver.fieldsets`` it runs on) as main had it at 5ba3476, before
+the shortcuts tests/test_managed_fields_update_equivalence.py checks (other owners' edits skipped
+when ``fieldsets.misses`` says they miss, leaves and list items handled inline, children sorted as
+plain strings): the oracle that test compares ``record_update`` against, step by step. A verbatim
+copy, kept apart so that later changes to the modules cannot change the oracle; only the shapes,
+``strip`` and a create's tree come from the live modules."""
 
 # ruff: noqa
 # mypy: ignore-errors
