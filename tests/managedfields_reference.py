@@ -3,8 +3,8 @@ comparison and edits of ``harness.apiserver.fieldsets`` it runs on) as main had 
 the shortcuts tests/test_managed_fields_update_equivalence.py checks (other owners' edits skipped
 when ``fieldsets.misses`` says they miss, leaves and list items handled inline, children sorted as
 plain strings): the oracle that test compares ``record_update`` against, step by step. A verbatim
-copy, kept apart so that later changes to the modules cannot change the oracle; only the shapes,
-``strip`` and a create's tree come from the live modules."""
+copy, kept apart so that later changes to the modules cannot change the oracle; only the shapes, the
+path-set helpers (decode, encode, element order), ``strip`` and a create's tree come from the live modules."""
 
 # ruff: noqa
 # mypy: ignore-errors
