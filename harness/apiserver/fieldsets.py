@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import functools
 import json
+from bisect import bisect_left
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from json.encoder import encode_basestring  # type: ignore[attr-defined]
@@ -476,6 +477,22 @@ def _keyed(items: list[Any], shape: ListShape) -> dict[str, Any]:
     # The items of a list by element, as ``_index_list`` pairs them (a repeated element keeps its
     # first place and its last item; items without one left out).
     out: dict[str, Any] = {}
+    if len(shape.keys) == 1:
+        # ``_element`` inlined for items keyed by one string field whose element is remembered.
+        name = shape.keys[0]
+        remembered = _KEY_ELEMENTS
+        for item in items:
+            if type(item) is dict:
+                value = item.get(name)
+                if type(value) is str:
+                    element = remembered.get((name, value))
+                    if element is not None:
+                        out[element] = item
+                        continue
+            element = _element(item, shape)
+            if element is not None:
+                out[element] = item
+        return out
     for item in items:
         element = _element(item, shape)
         if element is not None:
@@ -607,7 +624,14 @@ def _sorted_node(children: dict[str, Any], *, member: bool) -> dict[str, Any]:
     out: dict[str, Any] = {MEMBER: {}} if member and children else {}
     if len(children) == 1 and not out:
         return children
-    for element in sorted(children, key=element_sort_key):
+    # Fields, keys and values (``f:`` < ``k:`` < ``v:``, then by what follows) are in the order
+    # element_sort_key gives them as plain strings; only indices (``i:``, between fields and keys
+    # as strings, numeric) need the sort key.
+    ordered = sorted(children)
+    index = bisect_left(ordered, "i:")
+    if index < len(ordered) and ordered[index][:2] == "i:":
+        ordered.sort(key=element_sort_key)
+    for element in ordered:
         out[element] = children[element]
     return out
 
@@ -683,8 +707,22 @@ def _added_node(value: Any, fields: Path, shapes: Shapes, union: bool) -> dict[s
             return {}
         member = not shapes.value_struct(fields)
         children = {}
+        name = lshape.keys[0] if len(lshape.keys) == 1 else None
         for item in value:
-            element = _element(item, lshape)
+            element = None
+            if name is not None and type(item) is dict:
+                # ``_element`` and ``_added_item`` inlined for an item keyed by one string field
+                # whose element is remembered, holding only scalars (a condition, an IP).
+                key = item.get(name)
+                if type(key) is str:
+                    element = _KEY_ELEMENTS.get((name, key))
+                    if element is not None and element not in children:
+                        flat = _flat_node(item, True)
+                        if flat is not None:
+                            children[element] = flat
+                            continue
+            if element is None:
+                element = _element(item, lshape)
             if element is None:
                 member = True
                 continue
@@ -762,12 +800,13 @@ def _compare_node(left: Any, right: Any, fields: Path,
         return None, _added_node(left, fields, shapes, True)
     if isinstance(left, dict) and isinstance(right, dict):
         if shapes.dict_shape(fields) == ATOMIC:
-            return ({} if left != right else None), None
+            # Two values of one type differ (the callers' test): not compared again.
+            return ({} if type(left) is type(right) or left != right else None), None
         return _compare_children(left, right, fields, shapes)
     if isinstance(left, list) and isinstance(right, list):
         lshape = shapes.list_shape(fields)
         if lshape.relationship == ATOMIC:
-            return ({} if left != right else None), None
+            return ({} if type(left) is type(right) or left != right else None), None
         lhs = _keyed(left, lshape)
         rhs = _keyed(right, lshape)
         changed: dict[str, Any] = {}
@@ -856,6 +895,21 @@ def edit_tree(tree: dict[str, Any], remove: dict[str, Any] | None, remove_too: d
     return {} if out is None else out
 
 
+def misses(tree: dict[str, Any], remove: dict[str, Any]) -> bool:
+    """Whether ``edit_tree(tree, remove, None, None)`` would hand ``tree`` back unchanged: no path
+    ``tree`` owns is at a member of ``remove`` (a cheaper walk than the edit's, as it builds nothing;
+    what an update's comparison changed mostly lies beside another owner's fields)."""
+    for element, below in remove.items():
+        node = tree.get(element)
+        if node is None:
+            continue
+        if (not below or MEMBER in below) and (not node or MEMBER in node):
+            return False  # an owned node (a leaf, or one marked ".") loses its owner
+        if below and node and not misses(node, below):
+            return False
+    return True
+
+
 def _is_member(node: dict[str, Any] | None) -> bool:
     return node is not None and (not node or MEMBER in node)
 
@@ -883,8 +937,18 @@ def _edit(node: dict[str, Any] | None, remove: dict[str, Any] | None, remove_too
                 continue
             current = node.get(element) if node else None
             child_add = add.get(element) if add else None
-            if current is None and child_add is None:
-                continue  # nothing to remove there
+            if current is None:
+                if child_add is None:
+                    continue  # nothing to remove there
+                edited[element] = child_add  # a new node: the added tree as it is (the call's answer)
+                grew = True
+                continue
+            if not current and not child_add:
+                # An owned leaf (the call's first answers inlined: most nodes an edit reaches).
+                if child_add is None and (_is_member(remove.get(element) if remove else None)
+                                          or _is_member(remove_too.get(element) if remove_too else None)):
+                    edited[element] = None
+                continue
             result = _edit(current, remove.get(element) if remove else None,
                            remove_too.get(element) if remove_too else None, child_add)
             if result is not current:

@@ -71,6 +71,8 @@ class Entry:
     """One managedFields entry. Its field set is decoded from ``fieldsV1`` only when a write needs
     it (most writes touch one or two managers' fields), and re-encoded only when it changed."""
 
+    __slots__ = ("manager", "operation", "api_version", "time", "subresource", "_fields", "_raw")
+
     def __init__(
         self,
         manager: str,
@@ -181,7 +183,8 @@ class Managers:
         return out
 
     def drop_empty(self) -> None:
-        self.entries = {i: e for i, e in self.entries.items() if not e.empty()}
+        if any(e.empty() for e in self.entries.values()):
+            self.entries = {i: e for i, e in self.entries.items() if not e.empty()}
 
     def encode(self) -> list[dict[str, Any]]:
         """Entries sorted as upstream sorts them."""
@@ -199,6 +202,7 @@ def decode(raw: Any, *, trusted: bool = False) -> Managers | None:
     if not isinstance(raw, list):
         return None
     out = Managers()
+    entries = out.entries
     for item in raw:
         if not isinstance(item, dict):
             return None
@@ -216,11 +220,18 @@ def decode(raw: Any, *, trusted: bool = False) -> Managers | None:
                 fields = fs.decode(fields_v1)
             except ValueError:
                 return None
-        entry = Entry(manager, operation, str(item.get("apiVersion") or ""), item.get("time"), fields,
-                      str(item.get("subresource") or ""), raw=fields_v1)
-        if entry.identity in out.entries:
+        api_version = item.get("apiVersion") or ""
+        if type(api_version) is not str:
+            api_version = str(api_version)
+        subresource = item.get("subresource") or ""
+        if type(subresource) is not str:
+            subresource = str(subresource)
+        entry = Entry(manager, operation, api_version, item.get("time"), fields, subresource, raw=fields_v1)
+        # (Entry.identity, spelt out: this runs for every entry of every write.)
+        identity = (manager, operation, api_version if operation == UPDATE else "", subresource)
+        if identity in entries:
             return None  # duplicate manager entries do not decode upstream either
-        out.entries[entry.identity] = entry
+        entries[identity] = entry
     return out
 
 
@@ -270,6 +281,8 @@ def shapes_for(rt: ResourceType) -> fs.Shapes:
 
 def _cap(managers: Managers, api_version: str) -> None:
     """At most 10 Update entries: the oldest fold into ``ancient-changes`` (one per apiVersion)."""
+    if len(managers.entries) <= MAX_UPDATE_MANAGERS:
+        return  # (the usual case: fewer entries than the cap, whatever they are)
     updates = [e for e in managers.entries.values() if e.operation == UPDATE and e.manager != ANCIENT_CHANGES]
     if len(updates) <= MAX_UPDATE_MANAGERS:
         return
@@ -372,15 +385,24 @@ def record_update(
     after = strip(new, rt, subresource)
     # The changed and removed paths as encoded trees: each owner's tree is edited along them.
     changed, removed = fs.compare_trees(before, after, shapes)
-    ident = (manager, UPDATE, rt.api_version, subresource)
+    api_version = rt.api_version
+    ident = (manager, UPDATE, api_version, subresource)
     if not changed and not removed and managers is live:
         return live_raw or None  # nothing changed hands
-    for entry in managers.others(ident):
+    own = None
+    for identity, entry in managers.entries.items():
+        if identity == ident:
+            own = entry
+            continue
+        raw = entry._raw
+        if entry._fields is None and raw is not None and fs.misses(raw, changed) \
+                and (not removed or fs.misses(raw, removed)):
+            continue  # nothing this owner owns changed hands (the edit would hand its tree back)
         entry.edit(changed, removed, None)
-    own = managers.entries.get(ident)
-    updated = Entry(manager, UPDATE, rt.api_version, now, None, subresource, raw={})
-    if own is not None:
-        updated = Entry(manager, UPDATE, rt.api_version, now, None if own._fields is None else set(own._fields),
+    if own is None:
+        updated = Entry(manager, UPDATE, api_version, now, None, subresource, raw={})
+    else:
+        updated = Entry(manager, UPDATE, api_version, now, None if own._fields is None else set(own._fields),
                         subresource, raw=own._raw)
     updated.edit(removed, None, changed)
     if not updated.empty():
@@ -390,7 +412,7 @@ def record_update(
     else:
         managers.entries.pop(ident, None)
     managers.drop_empty()
-    _cap(managers, rt.api_version)
+    _cap(managers, api_version)
     return managers.encode() if managers.entries else None
 
 
