@@ -9,7 +9,6 @@ bounded (depth, number range, YAML aliasing: harness/apiserver/parsing.py).
 
 from __future__ import annotations
 
-import re
 import threading
 from typing import Any
 
@@ -19,6 +18,7 @@ from starlette.requests import ClientDisconnect, Request
 from harness.apiserver import parsing
 from harness.apiserver.http import protobuf
 from harness.apiserver.http.negotiation import YAML, parse_media_type
+from harness.apiserver.http.responses import may_hold_float
 from harness.kube import errors
 from harness.kube.names.meta import (
     APPLY_PATCH_CONTENT_TYPE,
@@ -75,11 +75,6 @@ async def read_body(request: Request) -> bytes:
     return chunks[0] if len(chunks) == 1 else b"".join(chunks)
 
 
-# A float in orjson's compact text: digits with a fraction or an exponent, between the punctuation
-# that frames a value (it may match inside a string too: the exact decoder then runs, no harm done).
-FLOAT_TOKEN = re.compile(rb"[:,\[]-?[0-9]+(?:\.[0-9]+(?:[eE][-+]?[0-9]+)?|[eE][-+]?[0-9]+)[,}\]]")
-
-
 def _fast_json(raw: bytes) -> tuple[Any, bytes] | None:
     """(value, orjson's compact re-encoding of it) when orjson reads ``raw`` exactly as
     :func:`parsing.loads_json` would, else None (the exact decoder then decides, errors included).
@@ -98,7 +93,7 @@ def _fast_json(raw: bytes) -> tuple[Any, bytes] | None:
         text = orjson.dumps(value)
     except (orjson.JSONDecodeError, orjson.JSONEncodeError):
         return None
-    if FLOAT_TOKEN.search(text):
+    if may_hold_float(text):
         return None
     return value, text
 
