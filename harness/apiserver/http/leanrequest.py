@@ -62,18 +62,17 @@ class LeanRequest(Request):
     @property
     def headers(self) -> Headers:
         """The request's headers (built once, from the scope, as Starlette builds them)."""
-        try:
-            return self._headers
-        except AttributeError:
-            self._headers: Headers = LeanHeaders(scope=self.scope)
-            return self._headers
+        # Read from the instance's dict: a missing attribute's AttributeError costs more than the look-up.
+        headers: Headers | None = self.__dict__.get("_headers")
+        if headers is None:
+            headers = self._headers = LeanHeaders(scope=self.scope)
+        return headers
 
     @property
     def query_params(self) -> QueryParams:
         """The request's query parameters (parsed once; the shared :data:`NO_QUERY` when there are none)."""
-        try:
-            return self._query_params
-        except AttributeError:
+        query: QueryParams | None = self.__dict__.get("_query_params")
+        if query is None:
             raw = self.scope["query_string"]
-            self._query_params: QueryParams = LeanQueryParams(raw) if raw else NO_QUERY
-            return self._query_params
+            query = self._query_params = LeanQueryParams(raw) if raw else NO_QUERY
+        return query
