@@ -210,6 +210,26 @@ def test_binding_assigns_a_pod_to_a_node(served: Served) -> None:
     assert pod["spec"]["nodeName"] == "n1"
 
 
+def test_the_bindings_collection_binds_the_pod_its_binding_names(served: Served) -> None:
+    binding = {"apiVersion": "v1", "kind": "Binding", "metadata": {"name": "p1"},
+               "target": {"apiVersion": "v1", "kind": "Node", "name": "n2"}}
+    with served.http() as http:
+        _create_pod(http)
+        response = http.post(f"{NS}/bindings", json=binding)
+        pod = http.get(f"{NS}/pods/p1").json()
+    assert response.status_code == 201 and response.json()["status"] == "Success"
+    assert pod["spec"]["nodeName"] == "n2"
+
+
+def test_a_review_is_answered_with_its_status_and_not_stored(served: Served) -> None:
+    review = {"apiVersion": "authorization.k8s.io/v1", "kind": "SelfSubjectAccessReview",
+              "spec": {"resourceAttributes": {"verb": "get", "resource": "pods", "namespace": "default"}}}
+    with served.http() as http:
+        response = http.post("/apis/authorization.k8s.io/v1/selfsubjectaccessreviews", json=review)
+    assert response.status_code == 201, response.text
+    assert response.json()["kind"] == "SelfSubjectAccessReview" and response.json()["status"]["allowed"] is True
+
+
 def test_namespace_finalize_replaces_spec_finalizers(served: Served) -> None:
     with served.http() as http:
         http.post("/api/v1/namespaces", json={"metadata": {"name": "team"}}).raise_for_status()

@@ -28,6 +28,7 @@ from harness.apiserver import faults
 from harness.apiserver.clusters import cluster_path
 from harness.apiserver.http import admin, auth, discovery, openapi, requestinfo
 from harness.apiserver.http.guard import HostCheck
+from harness.apiserver.http.leanrequest import LeanRequest
 from harness.apiserver.http.negotiation import parse_accept
 from harness.apiserver.http.protocol import ServedWorld
 from harness.apiserver.http.responses import (
@@ -252,7 +253,7 @@ class FacadeApp(Starlette):
             if refusal is not None:
                 await refusal(scope, receive, sending)
                 return
-            response = await self.facade.handle(Request(scope, receive, sending))
+            response = await self.facade.handle(LeanRequest(scope, receive, sending))
             if type(response) is Response and response.background is None:
                 # The two messages Response.__call__ sends for an HTTP request, sent here directly.
                 started = True

@@ -9,7 +9,7 @@ bounded (depth, number range, YAML aliasing: harness/apiserver/parsing.py).
 
 from __future__ import annotations
 
-import re
+import functools
 import threading
 from typing import Any
 
@@ -19,6 +19,7 @@ from starlette.requests import ClientDisconnect, Request
 from harness.apiserver import parsing
 from harness.apiserver.http import protobuf
 from harness.apiserver.http.negotiation import YAML, parse_media_type
+from harness.apiserver.http.responses import may_hold_float
 from harness.kube import errors
 from harness.kube.names.meta import (
     APPLY_PATCH_CONTENT_TYPE,
@@ -75,11 +76,6 @@ async def read_body(request: Request) -> bytes:
     return chunks[0] if len(chunks) == 1 else b"".join(chunks)
 
 
-# A float in orjson's compact text: digits with a fraction or an exponent, between the punctuation
-# that frames a value (it may match inside a string too: the exact decoder then runs, no harm done).
-FLOAT_TOKEN = re.compile(rb"[:,\[]-?[0-9]+(?:\.[0-9]+(?:[eE][-+]?[0-9]+)?|[eE][-+]?[0-9]+)[,}\]]")
-
-
 def _fast_json(raw: bytes) -> tuple[Any, bytes] | None:
     """(value, orjson's compact re-encoding of it) when orjson reads ``raw`` exactly as
     :func:`parsing.loads_json` would, else None (the exact decoder then decides, errors included).
@@ -98,7 +94,7 @@ def _fast_json(raw: bytes) -> tuple[Any, bytes] | None:
         text = orjson.dumps(value)
     except (orjson.JSONDecodeError, orjson.JSONEncodeError):
         return None
-    if FLOAT_TOKEN.search(text):
+    if may_hold_float(text):
         return None
     return value, text
 
@@ -153,12 +149,19 @@ def parse_yaml(raw: bytes) -> Any:
         raise errors.bad_request(str(exc)) from None
 
 
+@functools.lru_cache(maxsize=256)
+def media_type_of(content_type: str | None) -> str:
+    """The media type of a ``Content-Type`` value, without its parameters (worked out once per value:
+    a client sends the same one with each write)."""
+    return parse_media_type(content_type).mime
+
+
 def decode_object(raw: bytes, content_type: str | None) -> Any:
     """The body of a create or update: JSON (also when no Content-Type is sent), YAML, or
     protobuf for the kinds :mod:`protobuf` knows.
 
     415 for other media types, 400 for an empty or malformed body."""
-    mime = parse_media_type(content_type).mime
+    mime = media_type_of(content_type)
     if mime not in ("", JSON, YAML, protobuf.PROTOBUF):
         raise errors.unsupported_media_type(mime, OBJECT_MEDIA_TYPES)
     if not raw.strip():
@@ -177,7 +180,7 @@ def decode_optional(raw: bytes, content_type: str | None) -> Any:
 
 def patch_type(content_type: str | None) -> str:
     """The patch type a PATCH request names (its media type without parameters)."""
-    return parse_media_type(content_type).mime
+    return media_type_of(content_type)
 
 
 def decode_patch(raw: bytes, content_type: str | None) -> Any:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 from typing import Any
 
 import orjson
@@ -68,6 +69,17 @@ _NUMBER_SHAPES = bytes.maketrans(b"eE,[]}", b"..::::")
 _NUMBER_CHARACTERS = b"0123456789-+"
 
 
+def may_hold_float(text: bytes) -> bool:
+    """False when orjson's compact ``text`` holds no float; True when it may (a float in a string
+    can look like one: the caller then takes the exact path)."""
+    return _FLOAT_SHAPE.search(text.translate(_NUMBER_SHAPES, _NUMBER_CHARACTERS)) is not None
+
+
+# ``:.:`` or ``:..:`` in one scan (two ``in`` tests cost some 2.5 times as much on a running Pod's text, where
+# colons abound).
+_FLOAT_SHAPE = re.compile(rb":\.\.?:")
+
+
 def _plain(value: Any) -> Any:
     if type(value) is SharedFields:
         return dict(value)  # not overriding ``items()``: json writes what ``dict(value)`` holds
@@ -90,8 +102,7 @@ def _fast_text(body: dict[str, Any] | list[Any]) -> bytes | None:
         text = orjson.dumps(body, default=_plain, option=_FAST_OPTIONS)
     except TypeError:  # orjson.JSONEncodeError
         return None
-    shapes = text.translate(_NUMBER_SHAPES, _NUMBER_CHARACTERS)
-    if b":.:" in shapes or b":..:" in shapes:
+    if may_hold_float(text):
         return None
     if orjson.loads(text) != body:
         return None
@@ -103,7 +114,21 @@ def json_response(
 ) -> Response:
     """A JSON response whose Content-Type is ``media_type`` exactly (no charset is added); the body
     ends with a newline, as the apiserver's JSON encoder writes it."""
-    return Response(encode(body) + b"\n", status_code=status_code, headers=headers, media_type=media_type)
+    content = encode(body) + b"\n"
+    if headers is None and media_type == JSON and status_code >= 200 and status_code not in (204, 304):
+        # What Response.__init__ builds for this case (its body, then Content-Length and
+        # Content-Type in that order), built directly: some 2 µs a response.
+        response = Response.__new__(Response)
+        response.status_code = status_code
+        response.media_type = JSON
+        response.background = None
+        response.body = content
+        response.raw_headers = [(b"content-length", str(len(content)).encode("latin-1")), _JSON_CONTENT_TYPE]
+        return response
+    return Response(content, status_code=status_code, headers=headers, media_type=media_type)
+
+
+_JSON_CONTENT_TYPE = (b"content-type", JSON.encode("latin-1"))
 
 
 def status_response(err: errors.StatusError) -> Response:

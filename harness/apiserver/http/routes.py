@@ -359,9 +359,10 @@ def _post(
         raise method_not_allowed()
     _require_verb(rt, "create")
     body = _object_body(call, raw)
-    if reviews.is_review(rt):
+    # The kinds first: comparing two ResourceTypes compares every field, and equal types have equal kinds.
+    if rt.kind in _REVIEW_KINDS and reviews.is_review(rt):
         return json_response(reviews.answer(rt, namespace, body, call.user), 201)
-    if rt == builtins.BINDING:
+    if rt.kind == builtins.BINDING.kind and rt == builtins.BINDING:
         # POST .../bindings is the older spelling of pods/<name>/binding; the Binding names the Pod.
         result = binding.bind_named(server, namespace or "", body, user=call.user,
                                     dry_run=options.dry_run(query, "CreateOptions"))
@@ -370,6 +371,9 @@ def _post(
     created = server.create(rt, namespace, body, dry_run=options.dry_run(query, "CreateOptions"), user=call.user,
                             field_manager=_field_manager(call), shared=True)
     return json_response(created, 201)
+
+
+_REVIEW_KINDS = frozenset(review.kind for review in reviews.REVIEWS)
 
 
 def _put(
