@@ -339,10 +339,9 @@ class APIServer:
 
     @staticmethod
     def _validate_kind(rt: ResourceType, obj: dict[str, Any], old: dict[str, Any] | None) -> list[errors.FieldError]:
-        key = (rt.api_version, rt.kind)
-        spec = obj.get("spec")
-        if old is not None and spec is not None and spec is old.get("spec") and (
-            key in (("policy/v1", "PodDisruptionBudget"), ("v1", "Pod"))
+        spec = obj.get("spec") if old is not None else None
+        if spec is not None and old is not None and spec is old.get("spec") and (
+            (rt.api_version, rt.kind) in (("policy/v1", "PodDisruptionBudget"), ("v1", "Pod"))
             or (rt.kind in validation.WORKLOAD_KINDS and not rt.custom)
         ):
             # For these kinds an update's checks read the two specs alone: with one spec object on both
