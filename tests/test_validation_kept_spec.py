@@ -52,7 +52,8 @@ def _stored(server: APIServer) -> dict[str, Any]:
 
 
 def test_a_status_write_remembers_the_spec_it_kept(server: APIServer) -> None:
-    server.create(builtins.POD, "default", _pod(activeDeadlineSeconds=7))
+    # (An image no other test uses: the memo is the process's.)
+    server.create(builtins.POD, "default", _pod(image="app:kept-spec-test", activeDeadlineSeconds=7))
     spec = _stored(server)["spec"]
     assert not _known_valid(POD_WHAT, spec)
     _status_write(server, "Pending")
