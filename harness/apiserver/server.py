@@ -349,6 +349,22 @@ class APIServer:
 
     @staticmethod
     def _validate_kind(rt: ResourceType, obj: dict[str, Any], old: dict[str, Any] | None) -> list[errors.FieldError]:
+        spec = obj.get("spec") if old is not None else None
+        if spec is not None and old is not None and spec is old.get("spec") and (
+            (rt.api_version, rt.kind) in (("policy/v1", "PodDisruptionBudget"), ("v1", "Pod"))
+            or (rt.kind in validation.WORKLOAD_KINDS and not rt.custom)
+        ):
+            # For these kinds an update's checks read the two specs alone: with one spec object on both
+            # sides (a status write keeps the stored one) the answer is a function of that spec, which
+            # a spec of the same JSON found valid before gives too (the Pods of one template share it).
+            return kube_validation.checked_once(
+                f"{rt.api_version}/{rt.kind} update keeping its spec",
+                lambda _spec, _path: APIServer._kind_errors(rt, obj, old), spec, "spec",
+            )
+        return APIServer._kind_errors(rt, obj, old)
+
+    @staticmethod
+    def _kind_errors(rt: ResourceType, obj: dict[str, Any], old: dict[str, Any] | None) -> list[errors.FieldError]:
         key = (rt.api_version, rt.kind)
         if key == ("policy/v1", "PodDisruptionBudget"):
             return validation.validate_pdb_spec(obj.get("spec") or {})

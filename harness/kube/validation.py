@@ -611,6 +611,12 @@ def _same_time(a: Any, b: Any) -> bool:
     return _go_time(a) == _go_time(b)
 
 
+# The metadata fields validate_object_meta_update compares (the labels, annotations and owner
+# references it checks are validate_object_meta's too).
+_UPDATE_CHECKED = ("finalizers", "generation", "name", "namespace", "uid", "creationTimestamp",
+                   "deletionTimestamp", "deletionGracePeriodSeconds")
+
+
 def validate_object_meta_update(
     new: Mapping[str, Any], old: Mapping[str, Any], *, parts_valid: bool = False
 ) -> list[FieldError]:
@@ -626,6 +632,12 @@ def validate_object_meta_update(
     resourceVersion check is the store's (it gives ``0x0``/409 before validation runs).
     """
     new_meta, old_meta = _as_dict(new.get("metadata")), _as_dict(old.get("metadata"))
+    if parts_valid and all(new_meta.get(key) is old_meta.get(key) for key in _UPDATE_CHECKED):
+        grace = new_meta.get("deletionGracePeriodSeconds")
+        if grace is None or grace == grace:  # noqa: PLR0124 - (a NaN is not equal to itself)
+            # The same values on both sides (a status write keeps them all): no finalizer added, the
+            # generation not lowered, nothing immutable changed; there is nothing to find.
+            return []
     errs: list[FieldError] = []
 
     if old_meta.get("deletionTimestamp"):
