@@ -33,6 +33,7 @@ starts the pod only once the volume is listed in ``volumesAttached``.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import ipaddress
 from collections.abc import Iterable
@@ -201,6 +202,16 @@ def _annotations(obj: dict[str, Any]) -> dict[str, str]:
     return (obj.get("metadata") or {}).get("annotations") or {}
 
 
+def _address(base: ipaddress.IPv4Address, offset: int) -> str:
+    """``str(base + offset)`` without building an address object (the kubelet numbers every pod)."""
+    value = int(base) + offset
+    if not 0 <= value <= 0xFFFFFFFF:
+        return str(base + offset)  # out of the address space: raises as ipaddress does
+    return f"{value >> 24}.{value >> 16 & 255}.{value >> 8 & 255}.{value & 255}"
+
+
+# A pod's containers name a few images, the same for thousands of pods: each is worked out once.
+@functools.lru_cache(maxsize=1024)
 def _normalize_image(image: str) -> str:
     """The fully qualified reference the container runtime reports (``nginx`` → ``docker.io/library/nginx:latest``)."""
     name = image
@@ -219,6 +230,7 @@ def _digest(*parts: str) -> str:
     return hashlib.sha256("/".join(parts).encode()).hexdigest()
 
 
+@functools.lru_cache(maxsize=1024)
 def _image_id(image: str) -> str:
     """A repo digest for a normalized image reference, stable per image."""
     repository = image.split("@", 1)[0]
@@ -413,7 +425,7 @@ class Kubelet(Controller):
             if address.get("type") == "InternalIP" and address.get("address"):
                 return str(address["address"])
         if name not in self._node_ips:
-            self._node_ips[name] = str(NODE_IP_BASE + len(self._node_ips))
+            self._node_ips[name] = _address(NODE_IP_BASE, len(self._node_ips))
         return self._node_ips[name]
 
     @staticmethod
@@ -699,7 +711,7 @@ class Kubelet(Controller):
         existing = (pod.get("status") or {}).get("podIP")
         if existing:
             return str(existing)
-        ip = str(POD_IP_BASE + self._next_pod_ip)
+        ip = _address(POD_IP_BASE, self._next_pod_ip)
         self._next_pod_ip += 1
         return ip
 

@@ -166,12 +166,14 @@ class ReplicaSetController(Controller):
         # Each version's controller reference, read once (stored objects never change).
         old_ref = self._refs.get(key)
         ref = _controller_ref(pod)
-        if known:
-            self._index_under(key, old_ref, add=False)
         # The facts of the version replaced are stale; the new version's are worked out when a sync
         # first needs them (most pod events of a drain come and go before their set syncs, and the
         # ReplicationController's copy of this controller syncs none of a ReplicaSet's pods).
         self._facts.pop(key, None)
+        # Unfiled and filed again even under the same controller: taking a key out of a set and putting
+        # it back can move it in the set's iteration order, which a sync's order of writes follows.
+        if known:
+            self._index_under(key, old_ref, add=False)
         if event == "DELETED":
             self._pods.pop(key, None)
             self._refs.pop(key, None)
@@ -180,10 +182,11 @@ class ReplicaSetController(Controller):
             self._refs[key] = ref
             self._index_under(key, ref, add=True)
         requests = []
-        for controller in (old_ref, ref):
-            if (controller is not None and controller.get("kind") == self.kind
-                    and controller.get("apiVersion") == self.api_version):
-                requests.append(Request(key[0], controller.get("name", "")))
+        kind, api_version = self.kind, self.api_version
+        if old_ref is not None and old_ref.get("kind") == kind and old_ref.get("apiVersion") == api_version:
+            requests.append(Request(key[0], old_ref.get("name", "")))
+        if ref is not None and ref.get("kind") == kind and ref.get("apiVersion") == api_version:
+            requests.append(Request(key[0], ref.get("name", "")))
         if ref is None and event != "DELETED":
             labels = meta.get("labels") or {}
             for rs_key, rs in self._sets.items():
