@@ -79,6 +79,9 @@ POD_READY_TO_START_CONTAINERS = "PodReadyToStartContainers"
 POD_INITIALIZED = "Initialized"
 CONTAINERS_READY = "ContainersReady"
 POD_SCHEDULED = "PodScheduled"
+# The conditions the kubelet writes itself (_conditions); any other a pod has is kept after them.
+_KUBELET_CONDITIONS = frozenset((POD_READY_TO_START_CONTAINERS, POD_INITIALIZED, POD_READY, CONTAINERS_READY,
+                                 POD_SCHEDULED))
 CONTAINERS_NOT_READY = "ContainersNotReady"
 CONTAINERS_NOT_READY_MESSAGE = "containers with unready status: [{names}]"
 POD_COMPLETED = "PodCompleted"
@@ -200,6 +203,14 @@ def _duration(value: Any) -> float | None:
 
 def _annotations(obj: dict[str, Any]) -> dict[str, str]:
     return (obj.get("metadata") or {}).get("annotations") or {}
+
+
+# What a new pod status keeps of the old one (_base_status).
+_KEPT_STATUS = frozenset(("qosClass", "podIP", "podIPs", "nominatedNodeName"))
+
+
+def _by_name(entry: dict[str, Any]) -> Any:
+    return entry["name"]
 
 
 def _address(base: ipaddress.IPv4Address, offset: int) -> str:
@@ -600,12 +611,18 @@ class Kubelet(Controller):
                 return self._started[uid]
         return self.now()
 
-    def _next_deadline(self, pod: dict[str, Any], started: float) -> Result | None:
+    def _next_deadline(self, pod: dict[str, Any], started: float, never_ready: bool | None = None,
+                       run: float | None | bool = False) -> Result | None:
+        """When the pod's next change is due. ``never_ready`` and ``run`` (False: not given) are the
+        pod's own, when the caller has read them already."""
         now = self.now()
         due = []
-        if not self._never_ready(pod) and not pod_is_ready(pod):
+        if never_ready is None:
+            never_ready = self._never_ready(pod)
+        if not never_ready and not pod_is_ready(pod):
             due.append(started + self._ready_delay(pod))
-        run = _duration(_annotations(pod).get(RUN_SECONDS_ANNOTATION))
+        if run is False:
+            run = _duration(_annotations(pod).get(RUN_SECONDS_ANNOTATION))
         if run is not None:
             due.append(started + run)
         # What is due now is handled by the reconcile our own status write triggers.
@@ -629,10 +646,11 @@ class Kubelet(Controller):
         run = _duration(_annotations(pod).get(RUN_SECONDS_ANNOTATION))
         if run is not None and now >= started + run:
             return self._exit(pod, node, started, started + run)
-        want_ready = not self._never_ready(pod) and now >= started + self._ready_delay(pod)
+        never_ready = self._never_ready(pod)
+        want_ready = not never_ready and now >= started + self._ready_delay(pod)
         if want_ready != pod_is_ready(pod):
             self._write_status(pod, self._running_status(pod, node, started, want_ready))
-        return self._next_deadline(pod, started)
+        return self._next_deadline(pod, started, never_ready, run)
 
     @staticmethod
     def _crash_looping(pod: dict[str, Any]) -> bool:
@@ -718,8 +736,7 @@ class Kubelet(Controller):
     def _base_status(self, pod: dict[str, Any], node: dict[str, Any]) -> dict[str, Any]:
         old = pod.get("status") or {}
         host_ip = self._node_ip(node)
-        kept = ("qosClass", "podIP", "podIPs", "nominatedNodeName")
-        status: dict[str, Any] = {k: v for k, v in old.items() if k in kept}
+        status: dict[str, Any] = {k: v for k, v in old.items() if k in _KEPT_STATUS}
         status["hostIP"] = host_ip
         status["hostIPs"] = [{"ip": host_ip}]
         status["startTime"] = old.get("startTime") or rfc3339(self.now())
@@ -733,13 +750,13 @@ class Kubelet(Controller):
         now = rfc3339(self.now())
         old = {c.get("type"): c for c in (pod.get("status") or {}).get("conditions") or []}
         ready_status, reason, message = ready
-        wanted = [
+        wanted = (
             (POD_READY_TO_START_CONTAINERS, "True" if sandbox else "False", "", ""),
             (POD_INITIALIZED, initialized[0], initialized[1], ""),
             (POD_READY, ready_status, reason, message),
             (CONTAINERS_READY, ready_status, reason, message),
             (POD_SCHEDULED, "True", "", ""),
-        ]
+        )
         out = []
         for condition_type, status, why, text in wanted:
             previous = old.get(condition_type)
@@ -751,8 +768,7 @@ class Kubelet(Controller):
             if text:
                 condition["message"] = text
             out.append(condition)
-        known = {w[0] for w in wanted}
-        out += [c for t, c in old.items() if t not in known]
+        out += [c for t, c in old.items() if t not in _KUBELET_CONDITIONS]
         return out
 
     @staticmethod
@@ -835,7 +851,7 @@ class Kubelet(Controller):
                 "state": {"running": {"startedAt": running_since}},
             })
             statuses.append(entry)
-        status["containerStatuses"] = sorted(statuses, key=lambda s: s["name"])
+        status["containerStatuses"] = sorted(statuses, key=_by_name) if len(statuses) > 1 else statuses
         init = self._init_statuses(pod, started_at)
         if init:
             status["initContainerStatuses"] = init

@@ -347,7 +347,13 @@ class ReplicaSetController(Controller):
         facts = [facts_of(k) for k in active]
         ready_since = [f.ready_since for f in facts if f.ready_since is not None]
         available = sum(1 for since in ready_since if min_ready <= 0 or since + min_ready <= now)
-        fully_labeled = sum(1 for f in facts if all(f.labels.get(k) == v for k, v in template_labels))
+        if any(v is None for _k, v in template_labels):
+            fully_labeled = sum(1 for f in facts if all(f.labels.get(k) == v for k, v in template_labels))
+        else:
+            # The same test in C: each (key, value) of the template is one of the pod's labels (a value that is
+            # None, which a missing label would equal, is counted as above).
+            wanted = dict(template_labels).items()
+            fully_labeled = sum(1 for f in facts if wanted <= f.labels.items())
         old = rs.get("status") or {}
         status: dict[str, Any] = {"replicas": len(active)}
         if fully_labeled:
