@@ -50,3 +50,10 @@ def test_the_table_of_requests_is_bounded(monkeypatch: pytest.MonkeyPatch) -> No
     assert len(runtime._requests) <= 10  # noqa: SLF001
     assert [r.name for r in made] == [f"p-{i}" for i in range(25)]
     assert Request("ns", "p-0") == made[0]  # made again after the table was emptied: still equal
+
+
+def test_a_request_of_unhashable_fields_is_made_and_refuses_hashing_as_before() -> None:
+    odd = Request("ns", {"not": "a name"})  # type: ignore[arg-type]
+    assert odd.name == {"not": "a name"} and odd == Request("ns", {"not": "a name"})  # type: ignore[arg-type]
+    with pytest.raises(TypeError):
+        hash(odd)

@@ -77,22 +77,30 @@ class Request:
 
     def __new__(cls, namespace: str, name: str) -> Request:
         key = (namespace, name)
-        found = _requests.get(key)
+        try:
+            found = _requests.get(key)
+        except TypeError:  # a field that cannot be hashed: made as the dataclass made it, unhashable alike
+            found = None
+            key = None  # type: ignore[assignment]
         if found is not None and found.__class__ is cls:
             return found
         request = _new_object(cls)
         _set_attribute(request, "namespace", namespace)
         _set_attribute(request, "name", name)
-        # The hash the dataclass would compute from its fields, computed once.
-        _set_attribute(request, "_hash", hash(key))
-        if cls is Request:
-            if len(_requests) >= REQUEST_TABLE_SIZE:
-                _requests.clear()
-            _requests[key] = request
+        if key is not None:
+            # The hash the dataclass would compute from its fields, computed once.
+            _set_attribute(request, "_hash", hash(key))
+            if cls is Request:
+                if len(_requests) >= REQUEST_TABLE_SIZE:
+                    _requests.clear()
+                _requests[key] = request
         return request
 
     def __hash__(self) -> int:
-        return self._hash  # type: ignore[attr-defined,no-any-return]
+        try:
+            return self._hash  # type: ignore[attr-defined,no-any-return]
+        except AttributeError:
+            return hash((self.namespace, self.name))  # raises what hashing the fields raises
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (self.__class__, (self.namespace, self.name))
