@@ -551,10 +551,7 @@ class Kubelet(Controller):
     def _start(self, key: PodKey, pod: dict[str, Any], node: dict[str, Any]) -> Result | None:
         node_name = node["metadata"]["name"]
         volumes = self._admit_volumes(key, pod, node_name)
-        node_status = node.get("status") or {}
-        attached = {v.get("name") for v in node_status.get("volumesAttached") or []}
-        reported = set(node_status.get("volumesInUse") or [])
-        if any(v not in attached or v not in reported for v in volumes):
+        if volumes and self._volumes_pending(volumes, node):
             self._waiting.setdefault(node_name, set()).add(key)
             if not self._is_container_creating(pod):
                 self._write_status(pod, self._creating_status(pod, node))
@@ -565,6 +562,14 @@ class Kubelet(Controller):
         ready = self._ready_delay(pod) == 0 and not self._never_ready(pod)
         self._write_status(pod, self._running_status(pod, node, now, ready))
         return self._next_deadline(pod, now)
+
+    @staticmethod
+    def _volumes_pending(volumes: list[str], node: dict[str, Any]) -> bool:
+        """Whether any of ``volumes`` is not yet attached to ``node``, or not reported in use by it."""
+        node_status = node.get("status") or {}
+        attached = {v.get("name") for v in node_status.get("volumesAttached") or []}
+        reported = set(node_status.get("volumesInUse") or [])
+        return any(v not in attached or v not in reported for v in volumes)
 
     def _admit_volumes(self, key: PodKey, pod: dict[str, Any], node_name: str) -> list[str]:
         """Resolve the pod's CSI volumes once; from then on the node reports them in use."""
