@@ -153,7 +153,16 @@ class ReplicaSetController(Controller):
 
     def _index_under(self, key: PodKey, ref: dict[str, Any] | None, add: bool) -> None:
         """File (or unfile) a pod under its controller's uid (``ref``), or as an orphan of its namespace."""
-        bucket = self._owned.setdefault(ref["uid"], set()) if ref else self._orphans.setdefault(key[0], set())
+        # setdefault, without building an empty set at every call (twice for each pod event).
+        if ref:
+            uid = ref["uid"]
+            bucket = self._owned.get(uid)
+            if bucket is None:
+                bucket = self._owned[uid] = set()
+        else:
+            bucket = self._orphans.get(key[0])
+            if bucket is None:
+                bucket = self._orphans[key[0]] = set()
         if add:
             bucket.add(key)
         else:
