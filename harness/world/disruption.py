@@ -237,8 +237,13 @@ class DisruptionController(Controller):
         meta = _meta(pod)
         namespace, name = meta.get("namespace") or "", meta.get("name", "")
         selected = self._selected_by.get((namespace, name))
-        pods = self._pod_cache.setdefault(namespace, {})
-        health = self._health.setdefault(namespace, {})
+        # setdefault, without building two empty dicts at every pod event.
+        pods = self._pod_cache.get(namespace)
+        if pods is None:
+            pods = self._pod_cache[namespace] = {}
+        health = self._health.get(namespace)
+        if health is None:
+            health = self._health[namespace] = {}
         now: set[str]
         if event == "DELETED":
             pods.pop(name, None)

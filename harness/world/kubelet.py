@@ -308,7 +308,10 @@ class Kubelet(Controller):
         self._pods[key] = pod
         if not node:
             return ()
-        self._pods_by_node.setdefault(node, set()).add(key)
+        on_node = self._pods_by_node.get(node)
+        if on_node is None:
+            on_node = self._pods_by_node[node] = set()
+        on_node.add(key)
         return (Request(*key),)
 
     # -- knobs -------------------------------------------------------------------------------------
