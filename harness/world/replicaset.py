@@ -233,11 +233,18 @@ class ReplicaSetController(Controller):
             return None  # upstream refuses an empty selector: it would adopt every pod
         claimed = self._claim(rs, selector)
         facts_of = self._facts_of
-        active = [k for k in claimed if facts_of(k).active]
+        active: list[PodKey] = []
+        active_facts: list[_PodFacts] = []
+        for key in claimed:
+            facts = facts_of(key)
+            if facts.active:
+                active.append(key)
+                active_facts.append(facts)
         failure: str | None = None
         if not rs["metadata"].get("deletionTimestamp"):
+            # Creates only add pods (their events come later), deletes change none of the cached facts.
             failure = self._manage(rs, active)
-        return self._write_status(rs, active, failure)
+        return self._write_status(rs, active, failure, active_facts)
 
     def _claim(self, rs: dict[str, Any], selector: LabelSelector) -> list[PodKey]:
         """Keys of owned pods that still match, plus adopted orphans; owned pods that stopped
@@ -347,13 +354,13 @@ class ReplicaSetController(Controller):
 
         return sorted(pods, key=rank)
 
-    def _write_status(self, rs: dict[str, Any], active: list[PodKey], failure: str | None) -> Result | None:
+    def _write_status(self, rs: dict[str, Any], active: list[PodKey], failure: str | None,
+                      facts: list[_PodFacts]) -> Result | None:
+        """Write the status of ``rs`` from its ``active`` pods (whose facts, in the same order, are ``facts``)."""
         spec = rs.get("spec") or {}
         min_ready = float(spec.get("minReadySeconds") or 0)
         now = self.now()
         template_labels = list((((spec.get("template") or {}).get("metadata") or {}).get("labels") or {}).items())
-        facts_of = self._facts_of
-        facts = [facts_of(k) for k in active]
         ready_since = [f.ready_since for f in facts if f.ready_since is not None]
         available = sum(1 for since in ready_since if min_ready <= 0 or since + min_ready <= now)
         if any(v is None for _k, v in template_labels):
