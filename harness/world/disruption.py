@@ -551,7 +551,7 @@ def _count_healthy(
     healthy = 0
     health = health or {}
     for pod in pods:
-        meta = _meta(pod)
+        meta = pod.get("metadata") or {}  # _meta, inlined: a sync counts every pod its budget selects
         name = meta.get("name", "")
         known = health.get(name)
         if known is None:
