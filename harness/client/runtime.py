@@ -57,12 +57,53 @@ TRANSIENT_TEXTS = ("Too many requests, please try again later", "Internal error 
                    "the object has been modified; please apply your changes")
 
 
-@dataclass(frozen=True, order=True)
+# One Request per key, made once: mappers give the same keys over and over (a Pod's at each of its events, its
+# ReplicaSet's at each event of its pods, about ten of them for each Pod written), and building a frozen
+# dataclass, then hashing it (a tuple each time) and comparing it field by field with the one queued, cost
+# more than the rest of a typical mapper. Equality, order and hash stay those of the fields; the table only
+# saves work, and is emptied when it grows past this many keys (a long-running world's keys come and go).
+REQUEST_TABLE_SIZE = 65536
+_requests: dict[tuple[str, str], Request] = {}
+_new_object = object.__new__
+_set_attribute = object.__setattr__
+
+
+@dataclass(frozen=True, order=True, init=False)
 class Request:
     """What a reconcile is about: an object's namespace ("" when cluster-scoped) and name."""
 
     namespace: str
     name: str
+
+    def __new__(cls, namespace: str, name: str) -> Request:
+        key = (namespace, name)
+        try:
+            found = _requests.get(key)
+        except TypeError:  # a field that cannot be hashed: made as the dataclass made it, unhashable alike
+            found = None
+            key = None  # type: ignore[assignment]
+        if found is not None and found.__class__ is cls:
+            return found
+        request = _new_object(cls)
+        _set_attribute(request, "namespace", namespace)
+        _set_attribute(request, "name", name)
+        if key is not None:
+            # The hash the dataclass would compute from its fields, computed once.
+            _set_attribute(request, "_hash", hash(key))
+            if cls is Request:
+                if len(_requests) >= REQUEST_TABLE_SIZE:
+                    _requests.clear()
+                _requests[key] = request
+        return request
+
+    def __hash__(self) -> int:
+        try:
+            return self._hash  # type: ignore[attr-defined,no-any-return]
+        except AttributeError:
+            return hash((self.namespace, self.name))  # raises what hashing the fields raises
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (self.__class__, (self.namespace, self.name))
 
     @classmethod
     def of(cls, obj: dict[str, Any]) -> Request:
@@ -271,9 +312,11 @@ def owner_mapper(owner_kind: str, *, controller_only: bool = True) -> Mapper:
 
     def mapper(_event: str, obj: dict[str, Any]) -> Iterable[Request]:
         meta = obj.get("metadata") or {}
-        for ref in meta.get("ownerReferences") or []:
-            if ref.get("kind") == owner_kind and (ref.get("controller") or not controller_only):
-                yield Request(meta.get("namespace") or "", ref.get("name", ""))
+        refs = meta.get("ownerReferences")
+        if not refs:
+            return ()  # most objects of a kind watched for its owners have none (a list, not a generator)
+        return [Request(meta.get("namespace") or "", ref.get("name", "")) for ref in refs
+                if ref.get("kind") == owner_kind and (ref.get("controller") or not controller_only)]
 
     return mapper
 
@@ -752,14 +795,27 @@ class Manager:
     @staticmethod
     def _deliver(source: _Source, events: list[tuple[str, dict[str, Any]]]) -> None:
         """Queue the keys ``source``'s mapper gives for each event. (Runs for every event of every
-        source, a Pod's write reaching about ten: the loop looks things up once.)"""
+        source, a Pod's write reaching about ten: the loop looks things up once, and queues a key as
+        :meth:`Controller.enqueue` does, inlined, unless the controller queues keys its own way.)"""
         mapper = source.mapper
-        enqueue = source.controller.enqueue
+        controller = source.controller
+        if type(controller).enqueue is not Controller.enqueue:
+            enqueue = controller.enqueue
+            for event_type, obj in events:
+                if event_type == "BOOKMARK" or event_type == "ERROR":
+                    continue  # an ERROR (410 Expired) ends the stream: the relist catches up
+                for request in mapper(event_type, obj):
+                    enqueue(request)
+            return
+        queued = controller._queued
+        queue = controller._queue
         for event_type, obj in events:
             if event_type == "BOOKMARK" or event_type == "ERROR":
                 continue  # an ERROR (410 Expired) ends the stream: the relist catches up
             for request in mapper(event_type, obj):
-                enqueue(request)
+                if request not in queued:  # a key already queued costs this look-up alone
+                    queued.add(request)
+                    queue.append(request)
 
     def _rewatch(self, shared: _Shared) -> bool:
         """List and watch again after the server ended ``shared``'s watch; True when it did (the

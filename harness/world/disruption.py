@@ -232,32 +232,40 @@ class DisruptionController(Controller):
             self._selected_by.setdefault((namespace, pod), set()).add(name)
 
     def _remember_pod(self, event: str, pod: dict[str, Any]) -> tuple[set[str], set[str]]:
-        """Update the pod cache; returns the names of the PDBs selecting the pod before and now."""
+        """Update the pod cache; returns the names of the PDBs selecting the pod before and now (the
+        caller only reads them: they may be the set the index holds)."""
         meta = _meta(pod)
         namespace, name = meta.get("namespace") or "", meta.get("name", "")
         selected = self._selected_by.get((namespace, name))
-        before = set(selected) if selected else set()
-        pods = self._pod_cache.setdefault(namespace, {})
-        health = self._health.setdefault(namespace, {})
+        # setdefault, without building two empty dicts at every pod event.
+        pods = self._pod_cache.get(namespace)
+        if pods is None:
+            pods = self._pod_cache[namespace] = {}
+        health = self._health.get(namespace)
+        if health is None:
+            health = self._health[namespace] = {}
+        now: set[str]
         if event == "DELETED":
             pods.pop(name, None)
             health.pop(name, None)
-            now: set[str] = set()
+            now = set()
         else:
             previous = pods.get(name)
             pods[name] = pod
             health[name] = (bool(meta.get("deletionTimestamp")), is_pod_ready(pod))
-            pdbs = self._pdb_cache.get(namespace)
             if previous is not None and _meta(previous).get("labels") == meta.get("labels"):
                 # Selection reads only the labels, and every PDB change re-selected the cached pods:
-                # a new version with the same labels (a status write, a deletion) is selected as before.
-                return before, before
+                # a new version with the same labels (a status write, a deletion) is selected as before
+                # (most pod events: the set the index holds is answered, not a copy).
+                return (selected, selected) if selected else (set(), set())
+            pdbs = self._pdb_cache.get(namespace)
             if pdbs:
                 labels = meta.get("labels") or {}
                 now = {pdb_name for pdb_name in self._candidates(namespace, labels)
                        if pdb_name in pdbs and pdb_selects(pdbs[pdb_name], labels)}
             else:
                 now = set()  # no PDB in the namespace selects it (most pods of most worlds)
+        before = set(selected) if selected else set()
         if not before and not now:
             self._selected_by.pop((namespace, name), None)
             return before, now
@@ -543,7 +551,7 @@ def _count_healthy(
     healthy = 0
     health = health or {}
     for pod in pods:
-        meta = _meta(pod)
+        meta = pod.get("metadata") or {}  # _meta, inlined: a sync counts every pod its budget selects
         name = meta.get("name", "")
         known = health.get(name)
         if known is None:

@@ -167,10 +167,14 @@ class JobController(Controller):
     def _job_of(pod: dict[str, Any] | None) -> PodKey | None:
         if pod is None:
             return None
-        ref = controller_of(pod)
-        if ref is None or ref.get("kind") != JOB or not str(ref.get("apiVersion", "")).startswith("batch/"):
-            return None
-        return (pod["metadata"].get("namespace") or "", ref.get("name", ""))
+        # ``controller_of`` without its copies (the reference is only read): every pod event asks.
+        meta = pod["metadata"]
+        for ref in meta.get("ownerReferences") or ():
+            if ref.get("controller"):
+                if ref.get("kind") != JOB or not str(ref.get("apiVersion", "")).startswith("batch/"):
+                    return None
+                return (meta.get("namespace") or "", ref.get("name", ""))
+        return None
 
     def _on_pod(self, event: str, pod: dict[str, Any]) -> Iterable[Request]:
         meta = pod["metadata"]
@@ -183,7 +187,9 @@ class JobController(Controller):
         else:
             self._pods[key] = pod
         job = self._job_of(pod)
-        if job is not None and event != "DELETED":
+        if job is None:
+            return [Request(*old_job)] if old_job is not None else []  # most pods: no Job's, before or now
+        if event != "DELETED":
             self._by_job.setdefault(job, set()).add(key)
         return [Request(*j) for j in {old_job, job} if j is not None]
 

@@ -33,6 +33,7 @@ starts the pod only once the volume is listed in ``volumesAttached``.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import ipaddress
 from collections.abc import Iterable
@@ -78,6 +79,9 @@ POD_READY_TO_START_CONTAINERS = "PodReadyToStartContainers"
 POD_INITIALIZED = "Initialized"
 CONTAINERS_READY = "ContainersReady"
 POD_SCHEDULED = "PodScheduled"
+# The conditions the kubelet writes itself (_conditions); any other a pod has is kept after them.
+_KUBELET_CONDITIONS = frozenset((POD_READY_TO_START_CONTAINERS, POD_INITIALIZED, POD_READY, CONTAINERS_READY,
+                                 POD_SCHEDULED))
 CONTAINERS_NOT_READY = "ContainersNotReady"
 CONTAINERS_NOT_READY_MESSAGE = "containers with unready status: [{names}]"
 POD_COMPLETED = "PodCompleted"
@@ -201,6 +205,24 @@ def _annotations(obj: dict[str, Any]) -> dict[str, str]:
     return (obj.get("metadata") or {}).get("annotations") or {}
 
 
+# What a new pod status keeps of the old one (_base_status).
+_KEPT_STATUS = frozenset(("qosClass", "podIP", "podIPs", "nominatedNodeName"))
+
+
+def _by_name(entry: dict[str, Any]) -> Any:
+    return entry["name"]
+
+
+def _address(base: ipaddress.IPv4Address, offset: int) -> str:
+    """``str(base + offset)`` without building an address object (the kubelet numbers every pod)."""
+    value = int(base) + offset
+    if not 0 <= value <= 0xFFFFFFFF:
+        return str(base + offset)  # out of the address space: raises as ipaddress does
+    return f"{value >> 24}.{value >> 16 & 255}.{value >> 8 & 255}.{value & 255}"
+
+
+# A pod's containers name a few images, the same for thousands of pods: each is worked out once.
+@functools.lru_cache(maxsize=1024)
 def _normalize_image(image: str) -> str:
     """The fully qualified reference the container runtime reports (``nginx`` → ``docker.io/library/nginx:latest``)."""
     name = image
@@ -219,6 +241,7 @@ def _digest(*parts: str) -> str:
     return hashlib.sha256("/".join(parts).encode()).hexdigest()
 
 
+@functools.lru_cache(maxsize=1024)
 def _image_id(image: str) -> str:
     """A repo digest for a normalized image reference, stable per image."""
     repository = image.split("@", 1)[0]
@@ -285,7 +308,10 @@ class Kubelet(Controller):
         self._pods[key] = pod
         if not node:
             return ()
-        self._pods_by_node.setdefault(node, set()).add(key)
+        on_node = self._pods_by_node.get(node)
+        if on_node is None:
+            on_node = self._pods_by_node[node] = set()
+        on_node.add(key)
         return (Request(*key),)
 
     # -- knobs -------------------------------------------------------------------------------------
@@ -413,7 +439,7 @@ class Kubelet(Controller):
             if address.get("type") == "InternalIP" and address.get("address"):
                 return str(address["address"])
         if name not in self._node_ips:
-            self._node_ips[name] = str(NODE_IP_BASE + len(self._node_ips))
+            self._node_ips[name] = _address(NODE_IP_BASE, len(self._node_ips))
         return self._node_ips[name]
 
     @staticmethod
@@ -528,10 +554,7 @@ class Kubelet(Controller):
     def _start(self, key: PodKey, pod: dict[str, Any], node: dict[str, Any]) -> Result | None:
         node_name = node["metadata"]["name"]
         volumes = self._admit_volumes(key, pod, node_name)
-        node_status = node.get("status") or {}
-        attached = {v.get("name") for v in node_status.get("volumesAttached") or []}
-        reported = set(node_status.get("volumesInUse") or [])
-        if any(v not in attached or v not in reported for v in volumes):
+        if volumes and self._volumes_pending(volumes, node):
             self._waiting.setdefault(node_name, set()).add(key)
             if not self._is_container_creating(pod):
                 self._write_status(pod, self._creating_status(pod, node))
@@ -542,6 +565,14 @@ class Kubelet(Controller):
         ready = self._ready_delay(pod) == 0 and not self._never_ready(pod)
         self._write_status(pod, self._running_status(pod, node, now, ready))
         return self._next_deadline(pod, now)
+
+    @staticmethod
+    def _volumes_pending(volumes: list[str], node: dict[str, Any]) -> bool:
+        """Whether any of ``volumes`` is not yet attached to ``node``, or not reported in use by it."""
+        node_status = node.get("status") or {}
+        attached = {v.get("name") for v in node_status.get("volumesAttached") or []}
+        reported = set(node_status.get("volumesInUse") or [])
+        return any(v not in attached or v not in reported for v in volumes)
 
     def _admit_volumes(self, key: PodKey, pod: dict[str, Any], node_name: str) -> list[str]:
         """Resolve the pod's CSI volumes once; from then on the node reports them in use."""
@@ -588,12 +619,18 @@ class Kubelet(Controller):
                 return self._started[uid]
         return self.now()
 
-    def _next_deadline(self, pod: dict[str, Any], started: float) -> Result | None:
+    def _next_deadline(self, pod: dict[str, Any], started: float, never_ready: bool | None = None,
+                       run: float | None | bool = False) -> Result | None:
+        """When the pod's next change is due. ``never_ready`` and ``run`` (False: not given) are the
+        pod's own, when the caller has read them already."""
         now = self.now()
         due = []
-        if not self._never_ready(pod) and not pod_is_ready(pod):
+        if never_ready is None:
+            never_ready = self._never_ready(pod)
+        if not never_ready and not pod_is_ready(pod):
             due.append(started + self._ready_delay(pod))
-        run = _duration(_annotations(pod).get(RUN_SECONDS_ANNOTATION))
+        if run is False:
+            run = _duration(_annotations(pod).get(RUN_SECONDS_ANNOTATION))
         if run is not None:
             due.append(started + run)
         # What is due now is handled by the reconcile our own status write triggers.
@@ -617,10 +654,11 @@ class Kubelet(Controller):
         run = _duration(_annotations(pod).get(RUN_SECONDS_ANNOTATION))
         if run is not None and now >= started + run:
             return self._exit(pod, node, started, started + run)
-        want_ready = not self._never_ready(pod) and now >= started + self._ready_delay(pod)
+        never_ready = self._never_ready(pod)
+        want_ready = not never_ready and now >= started + self._ready_delay(pod)
         if want_ready != pod_is_ready(pod):
             self._write_status(pod, self._running_status(pod, node, started, want_ready))
-        return self._next_deadline(pod, started)
+        return self._next_deadline(pod, started, never_ready, run)
 
     @staticmethod
     def _crash_looping(pod: dict[str, Any]) -> bool:
@@ -699,15 +737,14 @@ class Kubelet(Controller):
         existing = (pod.get("status") or {}).get("podIP")
         if existing:
             return str(existing)
-        ip = str(POD_IP_BASE + self._next_pod_ip)
+        ip = _address(POD_IP_BASE, self._next_pod_ip)
         self._next_pod_ip += 1
         return ip
 
     def _base_status(self, pod: dict[str, Any], node: dict[str, Any]) -> dict[str, Any]:
         old = pod.get("status") or {}
         host_ip = self._node_ip(node)
-        kept = ("qosClass", "podIP", "podIPs", "nominatedNodeName")
-        status: dict[str, Any] = {k: v for k, v in old.items() if k in kept}
+        status: dict[str, Any] = {k: v for k, v in old.items() if k in _KEPT_STATUS}
         status["hostIP"] = host_ip
         status["hostIPs"] = [{"ip": host_ip}]
         status["startTime"] = old.get("startTime") or rfc3339(self.now())
@@ -721,13 +758,13 @@ class Kubelet(Controller):
         now = rfc3339(self.now())
         old = {c.get("type"): c for c in (pod.get("status") or {}).get("conditions") or []}
         ready_status, reason, message = ready
-        wanted = [
+        wanted = (
             (POD_READY_TO_START_CONTAINERS, "True" if sandbox else "False", "", ""),
             (POD_INITIALIZED, initialized[0], initialized[1], ""),
             (POD_READY, ready_status, reason, message),
             (CONTAINERS_READY, ready_status, reason, message),
             (POD_SCHEDULED, "True", "", ""),
-        ]
+        )
         out = []
         for condition_type, status, why, text in wanted:
             previous = old.get(condition_type)
@@ -739,8 +776,7 @@ class Kubelet(Controller):
             if text:
                 condition["message"] = text
             out.append(condition)
-        known = {w[0] for w in wanted}
-        out += [c for t, c in old.items() if t not in known]
+        out += [c for t, c in old.items() if t not in _KUBELET_CONDITIONS]
         return out
 
     @staticmethod
@@ -823,7 +859,7 @@ class Kubelet(Controller):
                 "state": {"running": {"startedAt": running_since}},
             })
             statuses.append(entry)
-        status["containerStatuses"] = sorted(statuses, key=lambda s: s["name"])
+        status["containerStatuses"] = sorted(statuses, key=_by_name) if len(statuses) > 1 else statuses
         init = self._init_statuses(pod, started_at)
         if init:
             status["initContainerStatuses"] = init

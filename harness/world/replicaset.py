@@ -153,7 +153,16 @@ class ReplicaSetController(Controller):
 
     def _index_under(self, key: PodKey, ref: dict[str, Any] | None, add: bool) -> None:
         """File (or unfile) a pod under its controller's uid (``ref``), or as an orphan of its namespace."""
-        bucket = self._owned.setdefault(ref["uid"], set()) if ref else self._orphans.setdefault(key[0], set())
+        # setdefault, without building an empty set at every call (twice for each pod event).
+        if ref:
+            uid = ref["uid"]
+            bucket = self._owned.get(uid)
+            if bucket is None:
+                bucket = self._owned[uid] = set()
+        else:
+            bucket = self._orphans.get(key[0])
+            if bucket is None:
+                bucket = self._orphans[key[0]] = set()
         if add:
             bucket.add(key)
         else:
@@ -166,12 +175,14 @@ class ReplicaSetController(Controller):
         # Each version's controller reference, read once (stored objects never change).
         old_ref = self._refs.get(key)
         ref = _controller_ref(pod)
-        if known:
-            self._index_under(key, old_ref, add=False)
         # The facts of the version replaced are stale; the new version's are worked out when a sync
         # first needs them (most pod events of a drain come and go before their set syncs, and the
         # ReplicationController's copy of this controller syncs none of a ReplicaSet's pods).
         self._facts.pop(key, None)
+        # Unfiled and filed again even under the same controller: taking a key out of a set and putting
+        # it back can move it in the set's iteration order, which a sync's order of writes follows.
+        if known:
+            self._index_under(key, old_ref, add=False)
         if event == "DELETED":
             self._pods.pop(key, None)
             self._refs.pop(key, None)
@@ -180,10 +191,11 @@ class ReplicaSetController(Controller):
             self._refs[key] = ref
             self._index_under(key, ref, add=True)
         requests = []
-        for controller in (old_ref, ref):
-            if (controller is not None and controller.get("kind") == self.kind
-                    and controller.get("apiVersion") == self.api_version):
-                requests.append(Request(key[0], controller.get("name", "")))
+        kind, api_version = self.kind, self.api_version
+        if old_ref is not None and old_ref.get("kind") == kind and old_ref.get("apiVersion") == api_version:
+            requests.append(Request(key[0], old_ref.get("name", "")))
+        if ref is not None and ref.get("kind") == kind and ref.get("apiVersion") == api_version:
+            requests.append(Request(key[0], ref.get("name", "")))
         if ref is None and event != "DELETED":
             labels = meta.get("labels") or {}
             for rs_key, rs in self._sets.items():
@@ -221,11 +233,18 @@ class ReplicaSetController(Controller):
             return None  # upstream refuses an empty selector: it would adopt every pod
         claimed = self._claim(rs, selector)
         facts_of = self._facts_of
-        active = [k for k in claimed if facts_of(k).active]
+        active: list[PodKey] = []
+        active_facts: list[_PodFacts] = []
+        for key in claimed:
+            facts = facts_of(key)
+            if facts.active:
+                active.append(key)
+                active_facts.append(facts)
         failure: str | None = None
         if not rs["metadata"].get("deletionTimestamp"):
+            # Creates only add pods (their events come later), deletes change none of the cached facts.
             failure = self._manage(rs, active)
-        return self._write_status(rs, active, failure)
+        return self._write_status(rs, active, failure, active_facts)
 
     def _claim(self, rs: dict[str, Any], selector: LabelSelector) -> list[PodKey]:
         """Keys of owned pods that still match, plus adopted orphans; owned pods that stopped
@@ -335,16 +354,22 @@ class ReplicaSetController(Controller):
 
         return sorted(pods, key=rank)
 
-    def _write_status(self, rs: dict[str, Any], active: list[PodKey], failure: str | None) -> Result | None:
+    def _write_status(self, rs: dict[str, Any], active: list[PodKey], failure: str | None,
+                      facts: list[_PodFacts]) -> Result | None:
+        """Write the status of ``rs`` from its ``active`` pods (whose facts, in the same order, are ``facts``)."""
         spec = rs.get("spec") or {}
         min_ready = float(spec.get("minReadySeconds") or 0)
         now = self.now()
         template_labels = list((((spec.get("template") or {}).get("metadata") or {}).get("labels") or {}).items())
-        facts_of = self._facts_of
-        facts = [facts_of(k) for k in active]
         ready_since = [f.ready_since for f in facts if f.ready_since is not None]
         available = sum(1 for since in ready_since if min_ready <= 0 or since + min_ready <= now)
-        fully_labeled = sum(1 for f in facts if all(f.labels.get(k) == v for k, v in template_labels))
+        if any(v is None for _k, v in template_labels):
+            fully_labeled = sum(1 for f in facts if all(f.labels.get(k) == v for k, v in template_labels))
+        else:
+            # The same test in C: each (key, value) of the template is one of the pod's labels (a value that is
+            # None, which a missing label would equal, is counted as above).
+            wanted = dict(template_labels).items()
+            fully_labeled = sum(1 for f in facts if wanted <= f.labels.items())
         old = rs.get("status") or {}
         status: dict[str, Any] = {"replicas": len(active)}
         if fully_labeled:

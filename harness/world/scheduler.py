@@ -26,10 +26,12 @@ import orjson
 from harness.client import NORMAL, WARNING, ApiError, Client, Controller, EventRecorder, Request, Result
 from harness.client.interface import update_status_unless_gone
 from harness.clock import rfc3339
-from harness.kube.names.core import NO_EXECUTE, NO_SCHEDULE, NODE_READY, UNSCHEDULABLE_TAINT
+from harness.kube.names.core import NO_EXECUTE, NO_SCHEDULE, NODE_READY, POD_FAILED, POD_SUCCEEDED, UNSCHEDULABLE_TAINT
 from harness.world.kubelet import NOT_READY_TAINT, POD_SCHEDULED, UNREACHABLE_TAINT, pod_condition, pod_is_terminal
 
 DEFAULT_SCHEDULER = "default-scheduler"
+# The phases of a pod that is over (pod_is_terminal).
+_TERMINAL = (POD_SUCCEEDED, POD_FAILED)
 UNSCHEDULABLE = "Unschedulable"
 SCHEDULED = "Scheduled"
 FAILED_SCHEDULING = "FailedScheduling"
@@ -189,7 +191,9 @@ class Scheduler(Controller):
         meta, spec = pod["metadata"], pod.get("spec") or {}
         key = (meta.get("namespace") or "", meta["name"])
         node = spec.get("nodeName") or ""
-        counted = event != "DELETED" and bool(node) and not pod_is_terminal(pod)
+        # pod_is_terminal, read once for both questions below (every pod event asks them).
+        terminal = (pod.get("status") or {}).get("phase") in _TERMINAL
+        counted = event != "DELETED" and bool(node) and not terminal
         previous = self._assigned.get(key)
         if previous is not None and (not counted or previous != node):
             del self._assigned[key]
@@ -202,7 +206,9 @@ class Scheduler(Controller):
             self._unscheduled.discard(key)
             return ()
         self._pods[key] = pod
-        if self._wants_scheduling(pod):
+        # _wants_scheduling, inlined, with what was read above.
+        if (not node and (spec.get("schedulerName") or DEFAULT_SCHEDULER) == DEFAULT_SCHEDULER
+                and not spec.get("schedulingGates") and not meta.get("deletionTimestamp") and not terminal):
             self._unscheduled.add(key)
             return (Request(*key),)
         self._unscheduled.discard(key)
