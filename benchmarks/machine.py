@@ -93,7 +93,8 @@ def _advance_until(world: World, done: Any) -> float:
 class CollectorTime:
     """The cyclic garbage collector's passes and CPU seconds per generation (2: a full pass, which scans
     every tracked object, so its cost grows with the heap: the one part of the drain that is not linear in
-    the Pods, with no full pass in a 1,000-Pod drain and two in a 10,000-Pod one)."""
+    the Pods, as a full pass comes every million or so net allocations of containers: none in a 1,000-Pod
+    drain, one or two in a 10,000-Pod one)."""
 
     def __init__(self) -> None:
         self.passes = [0, 0, 0]
