@@ -275,15 +275,12 @@ class _Walk:
     """One decode: the unknown fields found, and where the walk is (JSON path segments, and
     whether each is a struct field, which is what the Go error's field path is made of)."""
 
-    __slots__ = ("unknown", "path", "prefix", "share")
+    __slots__ = ("unknown", "path", "prefix")
 
-    def __init__(self, prefix: str = "", share: bool = False) -> None:
+    def __init__(self, prefix: str = "") -> None:
         self.unknown: list[str] = []
         self.path: list[tuple[str | int, bool]] = []
         self.prefix = prefix
-        # The caller stores the result and never changes it in place: a remembered value is handed
-        # out itself rather than copied (see _decode_memo).
-        self.share = share
 
     def here(self, key: str | None = None) -> str:
         text = self.prefix
@@ -309,17 +306,13 @@ def _number_literal(value: int | float) -> str:
     return str(value) if isinstance(value, int) else repr(value)
 
 
-def decode_builtin(
-    api_version: str, kind: str, obj: dict[str, Any], *, share: bool = False
-) -> tuple[dict[str, Any], list[str]] | None:
+def decode_builtin(api_version: str, kind: str, obj: dict[str, Any]) -> tuple[dict[str, Any], list[str]] | None:
     """Decode ``obj`` as the 1.32 type of ``kind``: a pruned deep copy and the unknown field paths, or
-    None when 1.32 has no such kind. Raises :class:`DecodeError` for a wrong-typed value. ``share``:
-    the caller never changes the result in place (it stores it as it is), so parts of it may be shared
-    with other results (a remembered list of conditions)."""
+    None when 1.32 has no such kind. Raises :class:`DecodeError` for a wrong-typed value."""
     name = schemas.definition_name(api_version, kind)
     if name is None:
         return None
-    walk = _Walk(share=share)
+    walk = _Walk()
     value = _decode(obj, _definition(name), "", walk)
     return value, walk.unknown
 
@@ -470,13 +463,11 @@ def _decode_memo(value: Any, node: _Node, struct: str, walk: _Walk) -> Any:
     memo = _MEMO if node.shape == _STRUCT else _LIST_MEMO
     key, found = memo.find(id(node), value)
     if found is not None:
-        # A stored remembered value is never changed in place either: shared when the caller stores
-        # the result as it is (a status write), copied for one that changes it (a create, defaulted).
-        return found if walk.share else clone(found)
+        return clone(found)
     unknown = len(walk.unknown)
     decoded = _decode(value, node, struct, walk)
     if len(walk.unknown) == unknown:
-        memo.remember(key, value, decoded if walk.share else clone(decoded))
+        memo.remember(key, value, clone(decoded))
     return decoded
 
 
@@ -661,9 +652,7 @@ def decode(
     ``status_of``: the stored built-in object a status write replaces (only the body's ``status``
     will be kept). A top-level field equal to the stored one as JSON is not decoded again (the
     stored value was decoded when written, so decoding the same value finds nothing): the result
-    holds the stored value itself, for reading only, and a shallow copy of the stored metadata. The
-    result is stored as it is, never changed in place: a remembered list of conditions is shared with
-    the other objects that hold it instead of copied."""
+    holds the stored value itself, for reading only, and a shallow copy of the stored metadata."""
     scope = _SCOPE.get()  # None outside a request: Warn, and the warnings discarded (see current)
     reused: dict[str, Any] = {}
     if status_of is not None and not rt.custom:
@@ -684,8 +673,7 @@ def decode(
             # Pruning keeps what the schema preserves as it was: copy it.
             decoded = clone(decoded)
         else:
-            # A status write (``status_of``) stores what it decodes as it is (see commit_update).
-            result = decode_builtin(rt.api_version, rt.kind, body, share=status_of is not None)
+            result = decode_builtin(rt.api_version, rt.kind, body)
             if result is None:
                 return clone(body)
             decoded, unknown = result
