@@ -56,10 +56,14 @@ def test_a_huge_grace_period_is_stored_wrapped_in_process(grace: int) -> None:
     assert meta["deletionGracePeriodSeconds"] == grace
     expected = int(server.clock.now() + _go_duration_nanos(grace) / 1_000_000_000)
     assert parse_rfc3339(meta["deletionTimestamp"]) == expected
-    # A shorter grace period on a second DELETE computes its deadline the same way.
+    # A shorter grace period on a second DELETE moves the first deadline back by the old period and on by
+    # the new one, each product wrapped on its own.
+    first = parse_rfc3339(meta["deletionTimestamp"])
     code, body = server.delete(pod, "default", "p", {"gracePeriodSeconds": grace - 1})
     assert code == 200
     assert body["metadata"]["deletionGracePeriodSeconds"] == grace - 1
+    moved = first + _go_duration_nanos(-grace) / 1_000_000_000 + _go_duration_nanos(grace - 1) / 1_000_000_000
+    assert parse_rfc3339(body["metadata"]["deletionTimestamp"]) == int(moved)
 
 
 def test_a_huge_termination_grace_period_of_the_pod_is_used_the_same_way() -> None:

@@ -71,6 +71,14 @@ Feature: Graceful deletion of Pods
     Then the Pod "default/web-0" is terminating with a grace period of 40 seconds
     And the Pod "default/web-0" is due to be removed in 10 seconds
 
+  @API_GRACE_005 @must
+  Scenario: A second deletion that names no grace period leaves the terminating Pod as it is
+    Given a running Pod "default/web-0" on Node "n1" with a termination grace period of 30 seconds
+    When the Pod "default/web-0" is deleted with a grace period of 60 seconds
+    And the Pod "default/web-0" is deleted
+    Then the Pod "default/web-0" is terminating with a grace period of 60 seconds
+    And the Pod "default/web-0" is due to be removed in 60 seconds
+
   @API_GRACE_010 @should
   Scenario: A grace period too long for a timestamp still deletes gracefully, as upstream works it out
     Given a running Pod "default/web-0" on Node "n1"

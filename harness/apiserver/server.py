@@ -954,6 +954,8 @@ class APIServer:
         self._admit("DELETE", rt, None, stored)
         is_pod = rt.group == "" and rt.kind == "Pod"
         is_namespace = rt.group == "" and rt.kind == "Namespace"
+        # What the client asked for (None: nothing): a second DELETE reads it as it is.
+        requested = grace
         if is_pod:
             grace = self._pod_grace(stored, grace)
         else:
@@ -971,7 +973,7 @@ class APIServer:
             finalizers.remove(ORPHAN_FINALIZER)
         pending_namespace = is_namespace and bool((stored.get("spec") or {}).get("finalizers"))
         if meta.get("deletionTimestamp"):
-            code, body = self._delete_again(rt, stored, grace, finalizers, is_pod, pending_namespace, dry_run, user,
+            code, body = self._delete_again(rt, stored, requested, finalizers, pending_namespace, dry_run, user,
                                             answer)
             if (opts.get("orphanDependents") is False
                     and self.store.get(self.skey(rt), self._key(rt, namespace, name)) is not None):
@@ -1015,31 +1017,35 @@ class APIServer:
         self,
         rt: ResourceType,
         stored: dict[str, Any],
-        grace: int,
+        requested: int | None,
         finalizers: list[str],
-        is_pod: bool,
         pending_namespace: bool,
         dry_run: bool,
         user: str,
         answer: bool = True,
     ) -> tuple[int, dict[str, Any] | None]:
-        """A DELETE on an object that is already deleting: it may only shorten the grace period."""
+        """A DELETE on an object that is already deleting (rest.BeforeDelete with a deletionTimestamp):
+        ``requested`` is the grace period the client named (None: none). While a graceful deletion
+        runs (a grace period above 0), only a shorter one changes anything: otherwise the deletion is
+        pending and the object is answered as it is, its finalizers untouched whatever the options
+        say. A shorter period counts from the first deletion."""
         meta = stored["metadata"]
         current_grace = meta.get("deletionGracePeriodSeconds") or 0
-        if not finalizers and not pending_namespace and (grace == 0 or current_grace == 0):
+        if current_grace and (requested is None or requested >= current_grace):
+            return 200, self._out(rt, stored) if answer else None
+        if not finalizers and not pending_namespace and (current_grace == 0 or requested == 0):
             return self._remove_now(rt, stored, dry_run=dry_run, user=user,
                                     return_object=answer and (rt.group, rt.plural) in RETURNS_DELETED_OBJECT)
         changed = _replacement(stored)
         cmeta = changed["metadata"]
         if finalizers != list(meta.get("finalizers") or []):
             cmeta["finalizers"] = finalizers
-        if is_pod and grace < current_grace:
-            # The shorter period counts from the first deletion (rest.BeforeDelete of 1.32 moves the
-            # deadline back by the difference; it may pass into the past, which only 1.33 prevents).
+        if current_grace and requested is not None:
+            # rest.BeforeDelete of 1.32 moves the deadline back by the difference (it may pass into the
+            # past, which only 1.33 prevents).
             begun = seconds_after(parse_rfc3339(meta["deletionTimestamp"]), -current_grace)
-            deadline = seconds_after(begun, grace)
-            cmeta["deletionTimestamp"] = self.clock.isoformat(deadline)
-            cmeta["deletionGracePeriodSeconds"] = grace
+            cmeta["deletionTimestamp"] = self.clock.isoformat(seconds_after(begun, requested))
+            cmeta["deletionGracePeriodSeconds"] = requested
         if changed == stored or dry_run:
             return 200, self._out(rt, changed) if answer else None
         limits.fit(changed)
