@@ -109,3 +109,8 @@ def test_a_json_response_is_the_response_starlette_builds(status: int, body: obj
     assert (built.status_code, built.body, built.raw_headers, built.media_type, built.background) == (
         plain.status_code, plain.body, plain.raw_headers, plain.media_type, plain.background)
     assert built.headers.items() == plain.headers.items()
+    # Every attribute Response.__init__ sets (a newer Starlette may set more): built without the call,
+    # the response must still have them all, alike.
+    assert {k: v for k, v in vars(built).items() if k != "_headers"} == {
+        k: v for k, v in vars(plain).items() if k != "_headers"}
+    assert vars(built).keys() == vars(plain).keys()

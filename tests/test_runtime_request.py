@@ -57,3 +57,24 @@ def test_a_request_of_unhashable_fields_is_made_and_refuses_hashing_as_before() 
     assert odd.name == {"not": "a name"} and odd == Request("ns", {"not": "a name"})  # type: ignore[arg-type]
     with pytest.raises(TypeError):
         hash(odd)
+
+
+def test_equal_fields_of_other_types_are_not_handed_out_for_each_other() -> None:
+    class Name(str):
+        pass
+
+    first, other = Request(1, "x"), Request(True, "x")  # type: ignore[arg-type]
+    assert first == other and other.namespace is True
+    special = Request(Name("ns"), "web")
+    assert type(Request("ns", "web").namespace) is str and type(special.namespace) is Name
+
+
+def test_a_dataclass_subclass_with_more_fields_is_made_as_before() -> None:
+    @dataclasses.dataclass(frozen=True)
+    class Tagged(Request):
+        tag: str = ""
+
+    tagged = Tagged("ns", "web", "blue")
+    assert (tagged.namespace, tagged.name, tagged.tag) == ("ns", "web", "blue")
+    assert tagged == Tagged("ns", "web", "blue") and tagged != Tagged("ns", "web", "red")
+    assert hash(tagged) == hash(Tagged("ns", "web", "blue"))

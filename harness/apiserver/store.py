@@ -47,7 +47,8 @@ class EventHistory:
     for the cyclic garbage collector to scan in every full pass (about a tenth of what a 10,000-Pod drain
     leaves in the heap, as a scenario world keeps every event), while the deque's own blocks are not
     containers it scans. The tuples handed out are made on the way and live as long as their reader keeps
-    them."""
+    them. Like the store, single-threaded: two callers popping at once could misalign the five-field
+    stride for good (the store is only used from the thread that serves the world)."""
 
     __slots__ = ("_fields",)
 

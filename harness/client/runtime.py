@@ -75,25 +75,26 @@ class Request:
     namespace: str
     name: str
 
-    def __new__(cls, namespace: str, name: str) -> Request:
-        key = (namespace, name)
-        try:
+    def __new__(cls, namespace: str, name: str, *more: Any, **fields: Any) -> Request:
+        if cls is Request and type(namespace) is str and type(name) is str:
+            key = (namespace, name)
             found = _requests.get(key)
-        except TypeError:  # a field that cannot be hashed: made as the dataclass made it, unhashable alike
-            found = None
-            key = None  # type: ignore[assignment]
-        if found is not None and found.__class__ is cls:
-            return found
+            if found is not None:
+                return found
+            request = _new_object(cls)
+            _set_attribute(request, "namespace", namespace)
+            _set_attribute(request, "name", name)
+            _set_attribute(request, "_hash", hash(key))  # the hash the dataclass computes from its fields, once
+            if len(_requests) >= REQUEST_TABLE_SIZE:
+                _requests.clear()
+            _requests[key] = request
+            return request
+        # Anything else is made as the dataclass made it and never shared: a subclass (a dataclass of its own
+        # sets these and its other fields again in its __init__), or fields that are not plain strings (a
+        # str subclass, or 1 and True, equal but not alike, must not come back as each other).
         request = _new_object(cls)
         _set_attribute(request, "namespace", namespace)
         _set_attribute(request, "name", name)
-        if key is not None:
-            # The hash the dataclass would compute from its fields, computed once.
-            _set_attribute(request, "_hash", hash(key))
-            if cls is Request:
-                if len(_requests) >= REQUEST_TABLE_SIZE:
-                    _requests.clear()
-                _requests[key] = request
         return request
 
     def __hash__(self) -> int:
@@ -190,6 +191,7 @@ class Controller:
     # -- queue -------------------------------------------------------------------------------------
 
     def enqueue(self, request: Request) -> None:
+        # Manager._deliver does the same inline for controllers that keep this method: change both.
         if request not in self._queued:
             self._queued.add(request)
             self._queue.append(request)

@@ -206,23 +206,25 @@ class Scheduler(Controller):
             self._unscheduled.discard(key)
             return ()
         self._pods[key] = pod
-        # _wants_scheduling, inlined, with what was read above.
-        if (not node and (spec.get("schedulerName") or DEFAULT_SCHEDULER) == DEFAULT_SCHEDULER
-                and not spec.get("schedulingGates") and not meta.get("deletionTimestamp") and not terminal):
+        if self._wants(spec, meta, terminal):
             self._unscheduled.add(key)
             return (Request(*key),)
         self._unscheduled.discard(key)
         return ()
 
+    @classmethod
+    def _wants_scheduling(cls, pod: dict[str, Any]) -> bool:
+        return cls._wants(pod.get("spec") or {}, pod["metadata"], pod_is_terminal(pod))
+
     @staticmethod
-    def _wants_scheduling(pod: dict[str, Any]) -> bool:
-        spec = pod.get("spec") or {}
+    def _wants(spec: dict[str, Any], meta: dict[str, Any], terminal: bool) -> bool:
+        """An unbound, ungated, live Pod for this scheduler (the mapper passes what it has read already)."""
         return (
             not spec.get("nodeName")
             and (spec.get("schedulerName") or DEFAULT_SCHEDULER) == DEFAULT_SCHEDULER
             and not spec.get("schedulingGates")
-            and not pod["metadata"].get("deletionTimestamp")
-            and not pod_is_terminal(pod)
+            and not meta.get("deletionTimestamp")
+            and not terminal
         )
 
     # -- reconcile ---------------------------------------------------------------------------------
