@@ -73,7 +73,9 @@ def _alike_sorted(children: dict[str, Any], member: bool) -> dict[str, Any]:
     if len(children) == 1 and not member:
         return children
     out: dict[str, Any] = {MEMBER: {}} if member else {}
-    for element in sorted(children):
+    # (Changed after 5ba3476 on purpose: keys and values sort as structured-merge-diff's value.Compare,
+    # numbers by value; see tests/test_managed_fields.py.)
+    for element in sorted(children, key=element_sort_key):
         out[element] = children[element]
     return out
 

@@ -276,3 +276,46 @@ def test_editing_an_encoded_tree_matches_editing_the_decoded_set(remove: set[fs.
     assert json.dumps(edited) == json.dumps(expected)  # same tree, same key order at every level
     assert fs.decode(edited) == (fields - remove) | add
     assert tree == fs.encode(fields)  # the original is untouched
+
+
+def _pod_with_ports(*ports: int) -> dict[str, Any]:
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "default"},
+            "spec": {"containers": [{"name": "c", "image": "i",
+                                     "ports": [{"containerPort": p, "protocol": "TCP"} for p in ports]}]}}
+
+
+def _port_keys(managed: list[dict[str, Any]], manager: str) -> list[str]:
+    entry = next(e for e in managed if e["manager"] == manager)
+    container = entry["fieldsV1"]["f:spec"]["f:containers"]['k:{"name":"c"}']
+    return [key for key in container["f:ports"] if key != "."]
+
+
+def test_key_fields_sort_by_value_numbers_by_number() -> None:
+    # structured-merge-diff orders keys by value.Compare: ports 80 < 443 < 8080 (as text, 443 < 80 < 8080).
+    created = _pod_with_ports(8080, 80, 443)
+    managed = mf.record_update(builtins.POD, None, created, "creator", "T1")
+    assert managed is not None
+    assert _port_keys(managed, "creator") == [
+        'k:{"containerPort":80,"protocol":"TCP"}', 'k:{"containerPort":443,"protocol":"TCP"}',
+        'k:{"containerPort":8080,"protocol":"TCP"}']
+    # An update that adds ports sorts the nodes it adds the same way.
+    old = copy.deepcopy(created)
+    old["metadata"]["managedFields"] = managed
+    new = _pod_with_ports(8080, 80, 443, 9090, 100)
+    new["metadata"]["managedFields"] = managed
+    updated = mf.record_update(builtins.POD, old, new, "editor", "T2")
+    assert updated is not None
+    assert _port_keys(updated, "editor") == [
+        'k:{"containerPort":100,"protocol":"TCP"}', 'k:{"containerPort":9090,"protocol":"TCP"}']
+
+
+def test_elements_sort_as_structured_merge_diff_compares_them() -> None:
+    ordered = ['f:a', 'f:b', 'k:{"port":9,"protocol":"TCP"}', 'k:{"port":10,"protocol":"TCP"}',
+               'k:{"port":10,"protocol":"UDP"}', 'k:{"name":"a"}', 'k:{"name":"a b"}', 'v:1.5', 'v:2', 'v:"a"',
+               'v:false', 'v:true', 'v:[1]', 'v:{"a":1}', 'v:null', 'i:2', 'i:10']
+    shuffled = list(reversed(ordered))
+    # Keys with different field names sort by the names first ("name" < "port").
+    expected = ['f:a', 'f:b', 'k:{"name":"a"}', 'k:{"name":"a b"}', 'k:{"port":9,"protocol":"TCP"}',
+                'k:{"port":10,"protocol":"TCP"}', 'k:{"port":10,"protocol":"UDP"}', 'v:1.5', 'v:2', 'v:"a"',
+                'v:false', 'v:true', 'v:[1]', 'v:{"a":1}', 'v:null', 'i:2', 'i:10']
+    assert sorted(shuffled, key=fs.element_sort_key) == expected
