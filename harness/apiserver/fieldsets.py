@@ -122,7 +122,6 @@ _ORDER = {"f:": 0, "k:": 1, "v:": 2, "i:": 3}
 
 
 @functools.lru_cache(maxsize=16384)  # the same elements are sorted on every write (a tuple: shared safely)
-@functools.lru_cache(maxsize=16384)  # the same elements are sorted write after write
 def element_sort_key(element: str) -> tuple[int, Any]:
     """Where an element sorts among its siblings, as structured-merge-diff's ``PathElement.Compare``
     orders them (and so the keys of ``fieldsV1``): fields, then keys, then values, then indices;
@@ -149,7 +148,8 @@ def element_sort_key(element: str) -> tuple[int, Any]:
 
 # The order of a node's elements (in their plain sorted order) by element_sort_key: the same lists of
 # keys come back write after write (a status's conditions, a Pod's containers), and sorting by a key
-# per element cost a Pod create about a twentieth more. Emptied when it grows past this many.
+# per element cost a Pod create about a twentieth more. A lone key (a Pod's IP) is in place without
+# it, so what is remembered recurs. Emptied when it grows past this many.
 _KEYED_ORDERS: dict[tuple[str, ...], tuple[str, ...]] = {}
 _KEYED_ORDERS_SIZE = 4096
 
@@ -675,8 +675,8 @@ def _sorted_node(children: dict[str, Any], *, member: bool) -> dict[str, Any]:
     # gives them as plain strings; indices, keys and values (``i:`` < ``k:`` < ``v:`` as strings,
     # after every field) need the sort key: numbers in them sort by value.
     ordered: Iterable[str] = sorted(children)
-    if bisect_left(ordered, "i:") < len(children):  # type: ignore[arg-type]
-        ordered = _keyed_order(tuple(ordered))
+    if bisect_left(ordered, "i:") < len(children) - 1:  # type: ignore[arg-type]
+        ordered = _keyed_order(tuple(ordered))  # two or more indices, keys or values (one is in place)
     for element in ordered:
         out[element] = children[element]
     return out
@@ -689,7 +689,7 @@ def _alike_sorted(children: dict[str, Any], member: bool) -> dict[str, Any]:
         return children
     out: dict[str, Any] = {MEMBER: {}} if member else {}
     ordered: Iterable[str] = sorted(children)
-    if children and ordered[-1] >= "i:":  # type: ignore[index]
+    if len(children) > 1 and ordered[-1] >= "i:":  # type: ignore[index]
         ordered = _keyed_order(tuple(ordered))
     for element in ordered:
         out[element] = children[element]
