@@ -319,3 +319,11 @@ def test_elements_sort_as_structured_merge_diff_compares_them() -> None:
                 'k:{"port":10,"protocol":"TCP"}', 'k:{"port":10,"protocol":"UDP"}', 'v:1.5', 'v:2', 'v:"a"',
                 'v:false', 'v:true', 'v:[1]', 'v:{"a":1}', 'v:null', 'i:2', 'i:10']
     assert sorted(shuffled, key=fs.element_sort_key) == expected
+
+
+def test_elements_a_client_sent_that_do_not_parse_still_sort_after_the_others_of_their_kind() -> None:
+    # fieldsV1 a client sends back is only checked for its element kinds: a key, value or index that
+    # is not JSON (or not a key's object) must not stop the node from being sorted (a 500).
+    elements = ['k:notjson', 'k:[1]', 'k:{"port":80}', 'v:nope', 'v:1', 'i:x', 'i:2', 'f:a']
+    assert sorted(elements, key=fs.element_sort_key) == [
+        'f:a', 'k:{"port":80}', 'k:[1]', 'k:notjson', 'v:1', 'v:nope', 'i:2', 'i:x']

@@ -128,22 +128,26 @@ def element_sort_key(element: str) -> tuple[int, Any]:
     field names as strings, indices as numbers, and a key's fields or a value by ``value.Compare``
     (numbers by value before strings, so ``containerPort`` 80 before 443 before 8080)."""
     kind, body = element[:2], element[2:]
+    order = _ORDER.get(kind, 4)
     if kind == "f:":
-        return (0, body)
+        return (order, body)
+    # Within a kind, what follows the order is one shape (a second number first: parsed 0, not 1),
+    # so that elements a client sent that do not parse still compare with the rest.
     if kind == "i:":
         try:
-            return (3, int(body))
+            return (order, 0, int(body), "")
         except ValueError:
-            return (3, 0, body)
+            return (order, 1, 0, body)
     if kind in ("k:", "v:"):
         try:
             value = json.loads(body)
         except ValueError:
-            return (_ORDER.get(kind, 4), (9, body))
-        if kind == "k:" and isinstance(value, dict):
-            return (1, tuple((name, _value_order(field)) for name, field in value.items()))
-        return (_ORDER[kind], _value_order(value))
-    return (4, body)
+            return (order, 1, (), body)
+        if kind == "v:":
+            return (order, 0, _value_order(value), "")
+        if isinstance(value, dict):
+            return (order, 0, tuple((name, _value_order(field)) for name, field in value.items()), "")
+    return (order, 1, (), body)
 
 
 # The order of a node's elements (in their plain sorted order) by element_sort_key: the same lists of

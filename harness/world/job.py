@@ -167,14 +167,10 @@ class JobController(Controller):
     def _job_of(pod: dict[str, Any] | None) -> PodKey | None:
         if pod is None:
             return None
-        # ``controller_of`` without its copies (the reference is only read): every pod event asks.
-        meta = pod["metadata"]
-        for ref in meta.get("ownerReferences") or ():
-            if ref.get("controller"):
-                if ref.get("kind") != JOB or not str(ref.get("apiVersion", "")).startswith("batch/"):
-                    return None
-                return (meta.get("namespace") or "", ref.get("name", ""))
-        return None
+        ref = controller_of(pod)
+        if ref is None or ref.get("kind") != JOB or not str(ref.get("apiVersion", "")).startswith("batch/"):
+            return None
+        return (pod["metadata"].get("namespace") or "", ref.get("name", ""))
 
     def _on_pod(self, event: str, pod: dict[str, Any]) -> Iterable[Request]:
         meta = pod["metadata"]
