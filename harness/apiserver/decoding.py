@@ -641,6 +641,20 @@ def _failure(rt: ResourceType, body: dict[str, Any], message: str, origin: str) 
     return errors.bad_request(f'{rt.kind} in version "{rt.version}" cannot be handled as a {rt.kind}: {message}')
 
 
+def _kept_status_members(status: Any, stored: Any) -> dict[str, Any] | None:
+    """The members of a status write's ``status`` that are the stored status's own values (``is``: an
+    in-process writer that copied the stored status and replaced a few of its members, as the
+    eviction's DisruptionTarget condition does), which need no decoding: they were decoded when
+    stored. None when there are none."""
+    if type(status) is not dict or type(stored) is not dict:
+        return None
+    kept = {k: v for k, v in status.items() if v is not None and v is stored.get(k, _ABSENT)}
+    return kept or None
+
+
+_ABSENT = object()
+
+
 def decode(
     rt: ResourceType, body: dict[str, Any], origin: str = BODY, *, status_of: dict[str, Any] | None = None
 ) -> dict[str, Any]:
@@ -652,12 +666,19 @@ def decode(
     ``status_of``: the stored built-in object a status write replaces (only the body's ``status``
     will be kept). A top-level field equal to the stored one as JSON is not decoded again (the
     stored value was decoded when written, so decoding the same value finds nothing): the result
-    holds the stored value itself, for reading only, and a shallow copy of the stored metadata."""
+    holds the stored value itself, for reading only, and a shallow copy of the stored metadata. So
+    do the members of the body's ``status`` that are the stored status's own (see
+    :func:`_kept_status_members`)."""
     scope = _SCOPE.get()  # None outside a request: Warn, and the warnings discarded (see current)
     reused: dict[str, Any] = {}
+    kept_status: dict[str, Any] | None = None
+    whole = body  # what an error quotes: the body as sent
     if status_of is not None and not rt.custom:
         for key, item in body.items():
-            if key == "status" or key not in status_of:
+            if key == "status":
+                kept_status = _kept_status_members(item, status_of.get("status"))
+                continue
+            if key not in status_of:
                 continue
             stored = status_of[key]
             # The stored value itself (a writer that read the object and replaced only its status
@@ -665,8 +686,10 @@ def decode(
             if item is stored or same_json(item, stored):
                 reused[key] = dict(stored) if key == "metadata" else stored
         if reused:
-            whole = body
             body = {k: v for k, v in body.items() if k not in reused}
+        if kept_status:
+            body = dict(body)
+            body["status"] = {k: v for k, v in whole["status"].items() if k not in kept_status}
     try:
         if rt.custom:
             decoded, unknown = prune_custom(body, rt.schema)
@@ -680,15 +703,19 @@ def decode(
             if reused:
                 # In the body's order, as decoding the whole body would have put them.
                 decoded = {k: reused[k] if k in reused else decoded[k] for k in whole if k in reused or k in decoded}
+            if kept_status:
+                rest = decoded["status"]
+                decoded["status"] = {k: kept_status[k] if k in kept_status else rest[k]
+                                     for k in whole["status"] if k in kept_status or k in rest}
     except DecodeError as exc:
-        raise _failure(rt, body, str(exc), origin) from None
+        raise _failure(rt, whole, str(exc), origin) from None
     if not unknown and (scope is None or not scope.duplicates):
         return decoded  # nothing to refuse or warn about (the common write)
     if scope is None:
         scope = current()
     problems = strict_problems(unknown, scope.duplicates)
     if problems and scope.field_validation == STRICT:
-        raise _failure(rt, body, "strict decoding error: " + ", ".join(problems), origin)
+        raise _failure(rt, whole, "strict decoding error: " + ", ".join(problems), origin)
     if scope.field_validation == WARN:
         for text in problems:
             scope.warn(text)
