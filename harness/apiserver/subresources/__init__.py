@@ -46,24 +46,28 @@ _OF: dict[int, tuple[ResourceType, tuple[Subresource, ...]]] = {}
 _OF_MAX = 4096  # resource types come and go with CRDs; past this many, start again
 
 
-def of(rt: ResourceType) -> list[Subresource]:
-    """The subresources ``rt`` has, in discovery order."""
+def _of(rt: ResourceType) -> tuple[Subresource, ...]:
     known = _OF.get(id(rt))
     if known is None or known[0] is not rt:
         if len(_OF) >= _OF_MAX:
             _OF.clear()
         known = _OF[id(rt)] = (rt, tuple(sub for sub in SUBRESOURCES if sub.serves(rt)))
-    return list(known[1])
+    return known[1]
+
+
+def of(rt: ResourceType) -> list[Subresource]:
+    """The subresources ``rt`` has, in discovery order."""
+    return list(_of(rt))
 
 
 def names(rt: ResourceType) -> tuple[str, ...]:
     """The names of the subresources ``rt`` has."""
-    return tuple(sub.name for sub in of(rt))
+    return tuple(sub.name for sub in _of(rt))
 
 
 def lookup(rt: ResourceType, name: str) -> Subresource | None:
     """The subresource ``name`` of ``rt``, or None when ``rt`` has none by that name."""
-    for sub in of(rt):
+    for sub in _of(rt):  # (read only: no list of its own, as every in-process eviction asks)
         if sub.name == name:
             return sub
     return None

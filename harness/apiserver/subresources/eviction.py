@@ -126,8 +126,10 @@ def _go_slice(values: list[Any]) -> str:
 
 def _delete_options(body: dict[str, Any], dry_run: bool) -> dict[str, Any]:
     """``propagateDryRun``: the body's deleteOptions with the query's dryRun merged in."""
-    query = ["All"] if dry_run else []
     raw = body.get("deleteOptions")
+    if not dry_run and (raw is None or (type(raw) is dict and not raw)):
+        return {}  # nothing to check or merge (a drain's evictions: most of them refused)
+    query = ["All"] if dry_run else []
     # Every field's type is checked before the first write (the budget, the pod condition).
     deleteoptions.check(raw, owner=EVICTION_KIND, prefix="deleteOptions.")
     if not isinstance(raw, dict):
@@ -284,7 +286,6 @@ def _check_and_decrement(
     """``checkAndDecrement``: refuse per the budget, or spend one disruption (a status write).
     ``pdb`` is read only (the stored budget, mostly). Returns what the pod's DELETE was checked
     against before the write (None on a dry run, which checks nothing)."""
-    dry_run = _is_dry_run(options)
     meta = pdb["metadata"]
     status = pdb.get("status", {})  # as setdefault read it: a null status stays null
     name = meta["name"]
@@ -302,6 +303,7 @@ def _check_and_decrement(
         raise errors.too_many_requests(
             PDB_VIOLATION_MESSAGE, 0, [{"reason": DISRUPTION_BUDGET_CAUSE, "message": message}]
         )
+    dry_run = _is_dry_run(options)
     # Spent: from here on the status is changed, in a budget and status of their own. What the write
     # below decodes is a private copy, so only what is changed in place needs one: the
     # DisruptionAllowed condition (edited in place) and disruptedPods (replaced).
