@@ -1170,6 +1170,29 @@ class APIServer:
         """A status-only update (``PUT <resource>/status``) of ``obj``; ``answer`` as :meth:`update`."""
         return self.update(rt, namespace, name, obj, subresource="status", user=user, answer=answer)
 
+    def write_status(
+        self, rt: ResourceType, old: dict[str, Any], status: dict[str, Any], *, user: str = "admin",
+        answer: bool = True,
+    ) -> dict[str, Any] | None:
+        """The status-only update :meth:`update_status` makes of the stored ``old`` (as
+        :meth:`stored_view` answered it) with ``status`` in place of its status, for a subresource
+        that built ``status`` itself from ``old``'s (as upstream's registry updates the object it
+        read, with no JSON body): the same write, audit record, watch event and answer, without
+        decoding a body. ``status`` must be what decoding gives: its members ``old``'s own or values
+        of their Go types; it becomes the stored status (the caller keeps no hold on it). For kinds
+        stored as they are served (no conversion)."""
+        if conversion.converts(rt):
+            raise ValueError(f"{rt.qualified} is converted: write its status through update_status")
+        if self._mutating_admission(rt):
+            # An admission plugin may change the merged object in place, status members included,
+            # which are ``old``'s own: the body path, which decodes a copy of them.
+            meta = old["metadata"]
+            body = {**old, "status": status}
+            return self.update(rt, meta.get("namespace"), meta["name"], body, subresource="status", user=user,
+                               answer=answer)
+        return self.commit_update(rt, old, {"status": status}, subresource="status", dry_run=False, user=user,
+                                  verb="update", manager=_manager(None, user), answer=answer)
+
     def plain_delete(self, rt: ResourceType) -> bool:
         """Whether a DELETE of ``rt`` runs no admission plugin and no delete preparer: what it
         answers then follows from the stored object and the options alone (the same stored version

@@ -24,7 +24,7 @@
 
 The PDB rules (selection, readiness, the ``DisruptionAllowed`` condition) are
 ``harness/apiserver/pdb.py``'s, shared with the disruption controller. Every read and write goes
-through :class:`APIServer`'s public operations (``select``, ``update_status``, ``delete_dry_run``,
+through :class:`APIServer`'s public operations (``select``, ``write_status``, ``delete_dry_run``,
 ``plain_delete``, ``check_namespace_for_create``).
 """
 
@@ -226,13 +226,13 @@ def _add_condition_and_delete(
     delete preconditions first), then the DELETE; on a dry run only the DELETE (which writes nothing).
     ``checked``: what the budget's spending already checked (see :func:`_preflight`)."""
     if not _is_dry_run(options):
-        # The pod as a client sees it (a dict of its own); the condition below changes only its status.
-        latest = _with_own_conditions(
-            server.present(builtins.POD, _preflight(server, namespace, name, options, user, checked), shared=True)
-        )
+        # The stored pod's status with a list of conditions of its own: the condition below changes
+        # only that list. Written as upstream writes it, from the object read (no body to decode).
+        stored = _preflight(server, namespace, name, options, user, checked)
+        latest = _with_own_conditions({"status": stored["status"]} if "status" in stored else {})
         _set_disruption_target(latest, server.now())
         wants_rv = _rv_precondition(options) is not None
-        updated = server.update_status(builtins.POD, namespace, name, latest, user=user, answer=wants_rv)
+        updated = server.write_status(builtins.POD, stored, latest["status"], user=user, answer=wants_rv)
         if updated is not None:
             # The status write moved the resourceVersion; the delete must expect the new one.
             options = _with_rv_precondition(options, updated["metadata"]["resourceVersion"])
@@ -304,11 +304,11 @@ def _check_and_decrement(
             PDB_VIOLATION_MESSAGE, 0, [{"reason": DISRUPTION_BUDGET_CAUSE, "message": message}]
         )
     dry_run = _is_dry_run(options)
-    # Spent: from here on the status is changed, in a budget and status of their own. What the write
-    # below decodes is a private copy, so only what is changed in place needs one: the
-    # DisruptionAllowed condition (edited in place) and disruptedPods (replaced).
-    pdb = dict(pdb)
-    status = pdb["status"] = dict(status)
+    # Spent: from here on the status is changed, in a status of its own that becomes the stored one;
+    # what it keeps of the read one is never changed in place (stored values are replaced, not
+    # edited), so only what is changed needs a copy: the DisruptionAllowed condition (edited in
+    # place) and disruptedPods (replaced).
+    status = dict(status)
     status["disruptionsAllowed"] = allowed - 1
     now = server.now()
     if status["disruptionsAllowed"] == 0:
@@ -321,7 +321,13 @@ def _check_and_decrement(
     disrupted = dict(status.get("disruptedPods") or {})
     disrupted[pod_name] = now
     status["disruptedPods"] = disrupted
-    server.update_status(builtins.POD_DISRUPTION_BUDGET, namespace, name, pdb, user=LOOPBACK_USER, answer=False)
+    # The update of the budget read (a 409 when it is no longer the stored version, as a PUT of it
+    # with its resourceVersion answers), written from the object itself: no body to decode.
+    rt = builtins.POD_DISRUPTION_BUDGET
+    stored = server.stored_view(rt, namespace, name)
+    if stored["metadata"].get("resourceVersion") != meta.get("resourceVersion"):
+        raise errors.conflict(rt.plural, rt.group, name)
+    server.write_status(rt, stored, status, user=LOOPBACK_USER, answer=False)
     return pod, options
 
 
