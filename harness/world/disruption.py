@@ -296,8 +296,12 @@ class DisruptionController(Controller):
                                 MULTIPLE_PDBS_MSG.format(namespace, meta.get("name", ""), min(now)))
         if not now and not before:
             return ()
-        # A relabelled pod also wakes the PDBs it used to match.
-        return [Request(namespace, name) for name in sorted(now | before)]
+        # A relabelled pod also wakes the PDBs it used to match. (Most pod events: the same one
+        # budget before and now, the index's own set: read, not united.)
+        names = now if now is before or not before else before if not now else now | before
+        if len(names) == 1:
+            return [Request(namespace, name) for name in names]
+        return [Request(namespace, name) for name in sorted(names)]
 
     # -- sync ---------------------------------------------------------------------------------------
 
@@ -326,15 +330,17 @@ class DisruptionController(Controller):
         except ValueError as err:
             self.recorder.event(pdb, WARNING, NO_PODS, FAILED_TO_GET_PODS_MSG.format(err))
             raise SyncError(str(err)) from None
-        pods: list[dict[str, Any]] = []
+        # The names of the selected pods (in no order): a sync counts them, and reads in name order
+        # only the few it must (the disrupted ones, or every pod when the expected count is a scale).
+        cached = self._pod_cache.get(namespace, {})
+        names: list[str] = []
         if selector is not None:
-            cached = self._pod_cache.get(namespace, {})
             members = self._members.get((namespace, _meta(pdb)["name"]), set())
-            pods = [cached[name] for name in sorted(members) if name in cached]
-        if not pods:
+            names = [name for name in members if name in cached]
+        if not names:
             self.recorder.event(pdb, NORMAL, NO_PODS, NO_PODS_MSG)
         try:
-            expected, desired, unmanaged = self._expected_pod_count(pdb, pods)
+            expected, desired, unmanaged = self._expected_pod_count(pdb, names, cached)
         except (SyncError, ApiError) as err:
             text = err.message if isinstance(err, ApiError) else str(err)
             self.recorder.event(pdb, WARNING, CALCULATE_FAILED, CALCULATE_FAILED_MSG.format(text))
@@ -343,22 +349,25 @@ class DisruptionController(Controller):
             message = UNMANAGED_PODS_MSG.format(go_label_selector(raw_selector))
             self.recorder.event(pdb, WARNING, UNMANAGED_PODS, message)
         now = self.client.now()
-        disrupted, recheck = self._build_disrupted_pods(pods, pdb, now)
-        healthy = _count_healthy(pods, disrupted, now, self._health.get(namespace, {}))
+        disrupted, recheck = self._build_disrupted_pods(names, cached, pdb, now)
+        healthy = _count_healthy(names, cached, disrupted, now, self._health.get(namespace, {}))
         self._update_status(pdb, healthy, desired, expected, disrupted, now)
         if recheck is not None:
             return Result(requeue_after=max(recheck - now, RECHECK_FLOOR))
         return None
 
-    def _expected_pod_count(self, pdb: dict[str, Any], pods: list[dict[str, Any]]) -> tuple[int, int, list[str]]:
-        """``getExpectedPodCount``: (expectedPods, desiredHealthy, unmanaged pod names)."""
+    def _expected_pod_count(
+        self, pdb: dict[str, Any], names: list[str], cached: dict[str, dict[str, Any]]
+    ) -> tuple[int, int, list[str]]:
+        """``getExpectedPodCount``: (expectedPods, desiredHealthy, unmanaged pod names) of the
+        selected pods ``names`` (cached in ``cached``)."""
         spec = pdb.get("spec") or {}
         if spec.get("maxUnavailable") is None and spec.get("minAvailable") is None:
             return 0, 0, []
         if counts_pods_directly(spec):
-            expected, unmanaged = len(pods), []
+            expected, unmanaged = len(names), []
         else:
-            expected, unmanaged = self._expected_scale(pods)
+            expected, unmanaged = self._expected_scale([cached[name] for name in sorted(names)])
         try:
             return expected, desired_healthy(spec, expected), unmanaged
         except IntOrStringError as err:
@@ -469,20 +478,28 @@ class DisruptionController(Controller):
     # -- status -------------------------------------------------------------------------------------
 
     def _build_disrupted_pods(
-        self, pods: list[dict[str, Any]], pdb: dict[str, Any], now: float
+        self, names: list[str], cached: dict[str, dict[str, Any]], pdb: dict[str, Any], now: float
     ) -> tuple[dict[str, str], float | None]:
-        """``buildDisruptedPodMap``: the entries still pending, and when the earliest falls due."""
+        """``buildDisruptedPodMap``: the entries still pending, and when the earliest falls due. The
+        selected pods ``names`` are visited in name order, only those the budget records (a pod's
+        cache key is its name)."""
         recorded = (pdb.get("status") or {}).get("disruptedPods") or {}
         kept: dict[str, str] = {}
         recheck: float | None = None
         if not recorded:
             return kept, None
         namespace = _meta(pdb).get("namespace") or ""
-        for pod in pods:
+        if len(recorded) < len(names):
+            selected = set(names)
+            visited = sorted(name for name in recorded if name in selected)
+        else:
+            visited = sorted(name for name in names if name in recorded)
+        for name in visited:
+            pod = cached[name]
             meta = _meta(pod)
-            if meta.get("deletionTimestamp") or meta.get("name") not in recorded:
+            if meta.get("deletionTimestamp"):
                 continue
-            stamp = recorded[meta["name"]]
+            stamp = recorded[name]
             expiry = _parse_time(stamp) + DELETION_TIMEOUT
             if expiry < now:
                 self.recorder.event(pod, WARNING, NOT_DELETED, NOT_DELETED_MSG.format(namespace, namespace))
@@ -543,24 +560,23 @@ def _parse_time(stamp: Any) -> float:
 
 
 def _count_healthy(
-    pods: list[dict[str, Any]], disrupted: dict[str, str], now: float,
+    names: list[str], cached: dict[str, dict[str, Any]], disrupted: dict[str, str], now: float,
     health: dict[str, tuple[bool, bool]] | None = None,
 ) -> int:
-    """``countHealthyPods``: not deleting, not recently disrupted, Ready. ``health``: (deleting,
-    Ready) of pods by name, as the controller's cache took them from the same pod objects."""
-    healthy = 0
+    """``countHealthyPods`` of the selected pods ``names`` (cached in ``cached``): not deleting, not
+    recently disrupted, Ready. ``health``: (deleting, Ready) of pods by name, as the controller's cache
+    took them from the same pod objects."""
     health = health or {}
-    for pod in pods:
-        meta = pod.get("metadata") or {}  # _meta, inlined: a sync counts every pod its budget selects
-        name = meta.get("name", "")
+    # The pods disrupted recently (a stamp parsed once, not once per pod that has it).
+    recent = {name for name, stamp in disrupted.items() if _parse_time(stamp) + DELETION_TIMEOUT > now} \
+        if disrupted else ()
+    healthy = 0
+    for name in names:
         known = health.get(name)
         if known is None:
-            known = (bool(meta.get("deletionTimestamp")), is_pod_ready(pod))
-        if known[0] or not known[1]:
+            pod = cached[name]
+            known = (bool(_meta(pod).get("deletionTimestamp")), is_pod_ready(pod))
+        if known[0] or not known[1] or name in recent:
             continue
-        if disrupted:
-            stamp = disrupted.get(name)
-            if stamp is not None and _parse_time(stamp) + DELETION_TIMEOUT > now:
-                continue
         healthy += 1
     return healthy
