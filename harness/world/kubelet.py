@@ -746,7 +746,10 @@ class Kubelet(Controller):
         host_ip = self._node_ip(node)
         status: dict[str, Any] = {k: v for k, v in old.items() if k in _KEPT_STATUS}
         status["hostIP"] = host_ip
-        status["hostIPs"] = [{"ip": host_ip}]
+        host_ips = old.get("hostIPs")
+        # The list read when it says the same (most writes): the server then takes it as stored
+        # rather than decoding and comparing a new one.
+        status["hostIPs"] = host_ips if host_ips == [{"ip": host_ip}] else [{"ip": host_ip}]
         status["startTime"] = old.get("startTime") or rfc3339(self.now())
         return status
 
