@@ -175,8 +175,9 @@ class InProcessClient:
         field_manager: str | None = None, force: bool = False, answer: bool = True,
     ) -> tuple[subresources.Subresource | None, SubresourceRequest]:
         """The subresource from the table (None when ``rt`` has none by that name) and the request to it."""
-        request = SubresourceRequest(self._server, rt, namespace, name, user=self.user, dry_run=dry_run,
-                                     field_manager=field_manager, force=force, answer=answer)
+        # (Positional: every in-process status write and eviction builds one.)
+        request = SubresourceRequest(self._server, rt, namespace, name, self.user, dry_run, field_manager, force,
+                                     answer)
         return subresources.lookup(rt, subresource), request
 
     def update_status(

@@ -35,6 +35,24 @@ class SubresourceRequest:
     # False: an in-process caller that discards the written object (the write answers None).
     answer: bool = True
 
+    def __init__(
+        self, server: APIServer, rt: ResourceType, namespace: str | None, name: str, user: str = "admin",
+        dry_run: bool = False, field_manager: str | None = None, force: bool = False, answer: bool = True,
+    ) -> None:
+        # The fields above, in their order and with their defaults. The frozen dataclass's own
+        # __init__ sets each through object.__setattr__ (about 3 µs for every in-process status write
+        # and eviction); the instance's dict takes them directly.
+        fields = self.__dict__
+        fields["server"] = server
+        fields["rt"] = rt
+        fields["namespace"] = namespace
+        fields["name"] = name
+        fields["user"] = user
+        fields["dry_run"] = dry_run
+        fields["field_manager"] = field_manager
+        fields["force"] = force
+        fields["answer"] = answer
+
 
 def _not_allowed() -> errors.StatusError:
     return errors.method_not_allowed("the server does not allow this method on the requested resource")
