@@ -402,8 +402,12 @@ class Drainer:
 
     @staticmethod
     def _local_storage(pod: dict[str, Any]) -> PodDelete:
-        volumes = (pod.get("spec") or {}).get("volumes") or []
-        if not any(v.get("emptyDir") is not None for v in volumes) or _finished(pod):
+        for volume in (pod.get("spec") or {}).get("volumes") or ():
+            if volume.get("emptyDir") is not None:
+                break
+        else:
+            return _OKAY  # (a loop, not any() over a generator: every Pod of the Node, every pass)
+        if _finished(pod):
             return _OKAY
         return _warning(drain_rules.BEHAVIOR_DRAIN, LOCAL_STORAGE_WARNING)
 
