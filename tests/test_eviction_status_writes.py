@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from harness.apiserver import decoding
 from harness.apiserver import server as server_module
 from harness.apiserver.resources import ResourceType
 from harness.apiserver.server import APIServer
@@ -157,3 +158,43 @@ def test_a_status_write_of_a_converted_kind_is_refused() -> None:
         pytest.skip("no built-in kind is converted")  # (then the guard has nothing to guard)
     with pytest.raises(ValueError):
         server.write_status(converted, {"metadata": {"name": "x"}}, {})
+
+
+def _evict_in_request(seed: int, validation: str) -> tuple[Any, list[str], list[str]]:
+    """A spending eviction made inside an HTTP request whose body repeats a key (its decodes report it)."""
+    world = World(simulators=["disruption"])
+    server_module._UID_RANDOM.seed(seed)
+    start = len(world.audit)
+    client = world.client()
+    client.create({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1"}})
+    for name in ("p0", "p1", "p2"):
+        client.create({"apiVersion": "v1", "kind": "Pod",
+                       "metadata": {"name": name, "namespace": DEFAULT_NAMESPACE, "labels": {"app": "web"}},
+                       "spec": {"nodeName": "n1", "containers": [{"name": "c", "image": "busybox:1.36"}]}})
+        pod = client.get("v1", "Pod", name, DEFAULT_NAMESPACE)
+        pod["status"].update(phase="Running", conditions=[{"type": "Ready", "status": "True"}])
+        client.update_status(pod)
+    client.create({"apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
+                   "metadata": {"name": "budget", "namespace": DEFAULT_NAMESPACE},
+                   "spec": {"minAvailable": 1, "selector": {"matchLabels": {"app": "web"}}}})
+    world.settle()
+    raw = b'{"apiVersion": "policy/v1", "apiVersion": "policy/v1", "kind": "Eviction"}'
+    with decoding.request_scope(validation, raw) as scope:
+        try:
+            answer: Any = client.evict("p0", DEFAULT_NAMESPACE)
+        except StatusError as err:
+            answer = err.status
+    trail = [json.dumps({**record.to_dict(with_diff=False), "old": record.old, "new": record.new}, default=str)
+             for record in list(world.audit)[start:]]
+    return answer, scope.warnings, trail
+
+
+@pytest.mark.parametrize("validation", ["Strict", "Warn", "Ignore"])
+def test_an_eviction_in_a_request_repeating_keys_writes_as_the_body_path_did(
+    validation: str, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    got = _evict_in_request(3, validation)
+    with monkeypatch.context() as patched:
+        patched.setattr(APIServer, "write_status", reference_write_status)
+        want = _evict_in_request(3, validation)
+    assert got == want

@@ -89,6 +89,13 @@ def request_scope(field_validation: str = "", raw: bytes | None = None) -> Itera
         _SCOPE.reset(token)
 
 
+def request_repeats_keys() -> bool:
+    """Whether the current request's body repeats a key: every decode in it (a write the request makes
+    on its way, too) then reports the duplicates under Strict and Warn."""
+    scope = _SCOPE.get()
+    return scope is not None and bool(scope.duplicates)
+
+
 def current() -> Scope:
     """The active request's scope, or a throwaway Warn scope outside requests."""
     return _SCOPE.get() or Scope()

@@ -1183,9 +1183,10 @@ class APIServer:
         stored as they are served (no conversion)."""
         if conversion.converts(rt):
             raise ValueError(f"{rt.qualified} is converted: write its status through update_status")
-        if self._mutating_admission(rt):
+        if self._mutating_admission(rt) or decoding.request_repeats_keys():
             # An admission plugin may change the merged object in place, status members included,
-            # which are ``old``'s own: the body path, which decodes a copy of them.
+            # which are ``old``'s own: the body path, which decodes a copy of them. A request whose
+            # body repeats a key has each decode in it report that: the body path reports it too.
             meta = old["metadata"]
             body = {**old, "status": status}
             return self.update(rt, meta.get("namespace"), meta["name"], body, subresource="status", user=user,
