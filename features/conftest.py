@@ -90,7 +90,7 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     gc.set_threshold(max(GC_FIRST_GENERATION_THRESHOLD, _GC_BEFORE[0][0]), *_GC_BEFORE[0][1:])
 
 
-def pytest_sessionfinish(session: pytest.Session) -> None:
+def _gc_as_before() -> None:
     """The collector as it was, for whatever runs in this process after the session."""
     if _GC_BEFORE:
         gc.unfreeze()
@@ -123,6 +123,12 @@ def pytest_configure(config: pytest.Config) -> None:
     """Register a marker for each behavior id, level and profile a scenario may be tagged with; put the
     faster step lookup in place (features/step_lookup.py: same definitions found, fewer questions to pytest)."""
     step_lookup.install()
+    # The collector is put back last: pytest's own end of session collects every generation twice (its
+    # unraisable-exception check, in pytest_unconfigure and in its cleanup), and with what collection left still
+    # set aside those passes look only at what the run made since (all of it), not at every module and test item
+    # again (about half a second). Cleanups run last registered first, and this conftest configures before
+    # pytest's own plugins.
+    config.add_cleanup(_gc_as_before)
     profiles: set[str] = set()
     for behavior in load_behaviors():
         config.addinivalue_line("markers", f"{behavior['id']}: {behavior.get('statement', '')}")
