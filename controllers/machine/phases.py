@@ -321,7 +321,7 @@ def reconcile_node(s: Scope) -> float | None:
         s.event(NORMAL, SUCCESSFUL_SET_NODE_REF, meta(node)["name"])
     node_info = (node.get("status") or {}).get("nodeInfo")
     if node_info:
-        status["nodeInfo"] = node_info
+        status["nodeInfo"] = clone(node_info)  # the Node's own (read as a view)
     missing = missing_annotations(node, managed_annotations(m))
     if missing and not is_deleting(node):
         try:
