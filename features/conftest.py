@@ -77,11 +77,13 @@ pytest_plugins = [
 # imports and the collected scenarios left: about a sixth of an in-process conformance run's CPU. The
 # scenarios' objects come and go in bulk (a World per scenario), so they are collected in larger batches,
 # and what exists once collection is done (modules, test items) is set aside from the collector's passes.
+GC_FIRST_GENERATION_THRESHOLD = 10_000
 # Each scenario then ends with one collection of what it made (its World is garbage by then), and what
 # survives it (caches of the process) is set aside as well: each object is looked at about once, instead of
 # at each young pass it survives (the stored objects and audit trail of a scenario live as long as it does)
-# and at every full pass after. The threshold is now only a bound for a scenario that makes a great deal.
-GC_FIRST_GENERATION_THRESHOLD = 100_000
+# and at every full pass after. While a scenario runs, the threshold is only a bound for one that makes a
+# great deal; other tests of the session (tests/ beside features/) keep the one above.
+GC_SCENARIO_FIRST_GENERATION_THRESHOLD = 100_000
 _GC_BEFORE: list[tuple[int, int, int]] = []
 
 
@@ -97,9 +99,17 @@ def pytest_collection_finish(session: pytest.Session) -> None:
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> Iterator[None]:
     """Speed only: after each scenario (its fixtures torn down), one collection of what it made, then what
-    survives is set aside (see GC_FIRST_GENERATION_THRESHOLD). The same objects are freed, once a scenario ends."""
-    yield
-    if _GC_BEFORE:  # the collector is set up for the session (pytest_collection_finish)
+    survives is set aside (see GC_SCENARIO_FIRST_GENERATION_THRESHOLD). The same objects are freed, once a
+    scenario ends."""
+    if not _GC_BEFORE:  # the collector is not set up for the session (pytest_collection_finish)
+        yield
+        return
+    session = gc.get_threshold()
+    gc.set_threshold(max(GC_SCENARIO_FIRST_GENERATION_THRESHOLD, session[0]), *session[1:])
+    try:
+        yield
+    finally:
+        gc.set_threshold(*session)
         gc.collect()
         gc.freeze()
 

@@ -30,11 +30,14 @@ def test_a_scenario_ends_with_its_cyclic_garbage_freed_and_what_survives_set_asi
         kept = _Node()
         kept.me = kept
         frozen = gc.get_freeze_count()
+        session = gc.get_threshold()
         hook = features_conftest.pytest_runtest_protocol(item=None, nextitem=None)  # type: ignore[arg-type]
         next(hook)  # the scenario runs here
         assert freed() is not None  # nothing collected while it runs
+        assert gc.get_threshold()[0] >= features_conftest.GC_SCENARIO_FIRST_GENERATION_THRESHOLD
         with pytest.raises(StopIteration):
             hook.send(None)
+        assert gc.get_threshold() == session  # the other tests of the session keep theirs
         assert freed() is None
         assert gc.get_freeze_count() > frozen  # what survived (``kept``) is set aside from later passes
         assert kept.me is kept
