@@ -78,6 +78,12 @@ pytest_plugins = [
 # scenarios' objects come and go in bulk (a World per scenario), so they are collected in larger batches,
 # and what exists once collection is done (modules, test items) is set aside from the collector's passes.
 GC_FIRST_GENERATION_THRESHOLD = 10_000
+# Each scenario then ends with one collection of what it made (its World is garbage by then), and what
+# survives it (caches of the process) is set aside as well: each object is looked at about once, instead of
+# at each young pass it survives (the stored objects and audit trail of a scenario live as long as it does)
+# and at every full pass after. While a scenario runs, the threshold is only a bound for one that makes a
+# great deal; other tests of the session (tests/ beside features/) keep the one above.
+GC_SCENARIO_FIRST_GENERATION_THRESHOLD = 100_000
 _GC_BEFORE: list[tuple[int, int, int]] = []
 
 
@@ -90,7 +96,25 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     gc.set_threshold(max(GC_FIRST_GENERATION_THRESHOLD, _GC_BEFORE[0][0]), *_GC_BEFORE[0][1:])
 
 
-def pytest_sessionfinish(session: pytest.Session) -> None:
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> Iterator[None]:
+    """Speed only: after each scenario (its fixtures torn down), one collection of what it made, then what
+    survives is set aside (see GC_SCENARIO_FIRST_GENERATION_THRESHOLD). The same objects are freed, once a
+    scenario ends."""
+    if not _GC_BEFORE:  # the collector is not set up for the session (pytest_collection_finish)
+        yield
+        return
+    session = gc.get_threshold()
+    gc.set_threshold(max(GC_SCENARIO_FIRST_GENERATION_THRESHOLD, session[0]), *session[1:])
+    try:
+        yield
+    finally:
+        gc.set_threshold(*session)
+        gc.collect()
+        gc.freeze()
+
+
+def _gc_as_before() -> None:
     """The collector as it was, for whatever runs in this process after the session."""
     if _GC_BEFORE:
         gc.unfreeze()
@@ -123,6 +147,12 @@ def pytest_configure(config: pytest.Config) -> None:
     """Register a marker for each behavior id, level and profile a scenario may be tagged with; put the
     faster step lookup in place (features/step_lookup.py: same definitions found, fewer questions to pytest)."""
     step_lookup.install()
+    # The collector is put back last: pytest's own end of session collects every generation twice (its
+    # unraisable-exception check, in pytest_unconfigure and in its cleanup), and with what collection left still
+    # set aside those passes look only at what the run made since (all of it), not at every module and test item
+    # again (about half a second). Cleanups run last registered first, and this conftest configures before
+    # pytest's own plugins.
+    config.add_cleanup(_gc_as_before)
     profiles: set[str] = set()
     for behavior in load_behaviors():
         config.addinivalue_line("markers", f"{behavior['id']}: {behavior.get('statement', '')}")

@@ -43,6 +43,33 @@ STEP_TYPES = ("given", "when", "then")
 _MATCHES: dict[tuple[int, str], tuple[Any, bool]] = {}
 
 
+# (id of the parser) → (the parser, the lowercased text every step it matches starts with, "" when none is known).
+_PREFIXES: dict[int, tuple[Any, str]] = {}
+
+
+def _literal_prefix(parser: Any) -> str:
+    """The text, lowercased, before the first field of a ``parsers.parse`` sentence ("" for other parsers, or
+    when it is not plain ASCII). parse matches its format from the start, the text before the first ``{``
+    literally (regex characters escaped), case-insensitively unless told otherwise: a step that does not
+    start with it, ignoring ASCII case, cannot match."""
+    parse_type = getattr(importlib.import_module("pytest_bdd.parsers"), "parse", None)
+    if parse_type is None or type(parser) is not parse_type or not isinstance(parser.name, str):
+        return ""
+    head = parser.name.split("{", 1)[0]
+    return head.lower() if head.isascii() and "}" not in head else ""
+
+
+def _may_match(parser: Any, lowered: str | None) -> bool:
+    """False only when ``parser`` surely does not match a step whose text lowercased is ``lowered`` (None: a
+    text that is not plain ASCII, where case-insensitive matching is more than ``str.lower``)."""
+    if lowered is None:
+        return True
+    known = _PREFIXES.get(id(parser))
+    if known is None:
+        known = _PREFIXES[id(parser)] = (parser, _literal_prefix(parser))
+    return lowered.startswith(known[1])
+
+
 def _matches(parser: Any, text: str) -> bool:
     key = (id(parser), text)
     known = _MATCHES.get(key)
@@ -104,9 +131,10 @@ def install() -> bool:
             if index is None:
                 index = _INDEX[state] = _index(get_fixture_names(fixturemanager=fixturemanager), fixturemanager,
                                                contexts)
+            lowered = step.name.lower() if step.name.isascii() else None
             candidates = _CANDIDATES[key] = tuple(
                 name for name, parsers in index.get(step.type, ())
-                if any(_matches(parser, step.name) for parser in parsers))
+                if any(_may_match(parser, lowered) and _matches(parser, step.name) for parser in parsers))
         for name in candidates:
             for fixturedef in getfixturedefs(fixturemanager, name, node) or []:
                 context = contexts.get(fixturedef.func)

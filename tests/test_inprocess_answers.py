@@ -172,3 +172,28 @@ def test_a_shared_create_answers_the_stored_object_as_an_answered_create_does() 
     assert [r.name for r in world.audit if r.verb == "create" and r.resource == "pods"] == ["a", "b"]
     answered["spec"]["containers"][0]["image"] = "changed"  # an answered create is the caller's own copy
     assert client.get("v1", "Pod", "a", "default")["spec"]["containers"][0]["image"] == "i"
+
+
+def test_a_shared_discovery_is_the_copying_one_and_stays_the_same_list_until_the_served_kinds_change() -> None:
+    world, client = _client()
+    shared = client.discover(shared=True)
+    assert shared == client.discover()
+    assert client.discover(shared=True) is shared  # nothing served changed: the very same answer
+    copy = client.discover()
+    copy[0]["verbs"].append("changed")  # a copying discovery is the caller's own
+    assert "changed" not in client.discover(shared=True)[0]["verbs"]
+    crd = {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+           "metadata": {"name": "widgets.example.com"},
+           "spec": {"group": "example.com", "scope": "Namespaced",
+                    "names": {"plural": "widgets", "singular": "widget", "kind": "Widget", "listKind": "WidgetList"},
+                    "versions": [{"name": "v1", "served": True, "storage": True,
+                                  "schema": {"openAPIV3Schema": {"type": "object"}}}]}}
+    client.create(crd)
+    world.settle()
+    after = client.discover(shared=True)
+    assert after is not shared and after == client.discover()
+    assert any(entry["kind"] == "Widget" for entry in after)
+    assert not any(entry["kind"] == "Widget" for entry in shared)  # the earlier answer is not changed under its holder
+    # The garbage collector, which compares the shared answer by identity, watches the new kind.
+    gc = world.simulator("garbage-collector")
+    assert any(key[1:3] == ("example.com/v1", "Widget") for key in gc._watch_keys)

@@ -136,3 +136,5 @@ def test_conformance_runs_the_suite_without_the_users_pytest_configuration() -> 
     assert options[options.index("-c") + 1] not in (str(CHECKOUT / "pyproject.toml"),)
     assert f"--confcutdir={features.parent}" in options and f"--rootdir={features.parent}" in options
     assert "no:lifecycle_tck" in options
+    # Plugins of libraries the suite does not use are left out too (they hook every test and fixture).
+    assert "no:hypothesispytest" in options and "no:anyio" in options

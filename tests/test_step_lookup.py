@@ -135,3 +135,45 @@ def test_the_fast_lookup_finds_what_pytest_bdd_finds(tmp_path: Path) -> None:
     # Every step was looked up, and found; the text two definitions parse was answered with both.
     assert (lookups, found) == (13, 13)
     assert several >= 1
+
+
+def _suite_texts() -> list[str]:
+    """The step texts of the features suite as written (outline placeholders included), each also in other
+    letter cases and with a non-ASCII letter that matches an ASCII one case-insensitively."""
+    keywords = ("Given ", "When ", "Then ", "And ", "But ", "* ")
+    texts: set[str] = set()
+    for path in (ROOT / "features").rglob("*.feature"):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            stripped = line.strip()
+            for keyword in keywords:
+                if stripped.startswith(keyword):
+                    texts.add(stripped[len(keyword):])
+    variants = set(texts)
+    for text in texts:
+        variants.update((text.upper(), text.swapcase(), text.replace("s", "\u017f", 1), text.replace("k", "\u212a")))
+    return sorted(variants)
+
+
+def test_a_parser_the_prefix_rules_out_never_matches() -> None:
+    """The lookup skips a ``parsers.parse`` definition whose text before its first field the step does not start
+    with (ignoring ASCII case): over every definition of the suite and every step text of its features (and
+    case variants), each one skipped is one the library's own matching refuses too, and the skip does happen."""
+    import importlib
+
+    from pytest_bdd.steps import step_function_context_registry
+
+    from features import step_lookup
+
+    for module in ("features.steps." + p.stem for p in (ROOT / "features" / "steps").glob("*.py")
+                   if p.stem != "__init__"):
+        importlib.import_module(module)
+    parsers = {id(c.parser): c.parser for c in step_function_context_registry.values()}.values()
+    assert len(parsers) > 100
+    skipped = 0
+    for text in _suite_texts():
+        lowered = text.lower() if text.isascii() else None
+        for parser in parsers:
+            if not step_lookup._may_match(parser, lowered):
+                skipped += 1
+                assert not parser.is_matching(text), (parser.name, text)
+    assert skipped > 100_000

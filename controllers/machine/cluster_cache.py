@@ -8,6 +8,7 @@ import binascii
 
 from controllers.machine.errors import ReconcileError
 from harness.client import ApiError, Client
+from harness.client.interface import shared_reads
 from harness.kube.names.capi import KUBECONFIG_DATA_KEY
 
 KUBECONFIG_SECRET = "{cluster}-kubeconfig"
@@ -29,7 +30,8 @@ class ClusterCache:
         """The client of the workload cluster of ``namespace/cluster``. Raises :class:`ReconcileError`
         (``error getting client: connection to the workload cluster is down``) when it cannot be reached."""
         try:
-            secret = self.management.get("v1", "Secret", KUBECONFIG_SECRET.format(cluster=cluster), namespace)
+            secret = self.management.get("v1", "Secret", KUBECONFIG_SECRET.format(cluster=cluster), namespace,
+                                         **shared_reads(self.management))  # only its text is read
             text = base64.b64decode((secret.get("data") or {}).get(KUBECONFIG_DATA_KEY, "")).decode()
         except ApiError as err:
             cached = self._clients.get((namespace, cluster))

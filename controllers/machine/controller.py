@@ -37,9 +37,9 @@ from harness.client import (
     Request,
     Result,
     add_finalizer,
-    find_in,
     owner_mapper,
 )
+from harness.client.interface import shared_reads
 from harness.kube.names.capi import (
     CLUSTER_API_VERSION,
     CLUSTER_KIND,
@@ -189,7 +189,16 @@ class MachineController(ClusterApiReconciler):
     # -- reconcile ---------------------------------------------------------------------------------
 
     def reconcile(self, request: Request) -> Result | None:
-        machine = find_in(self.client, CLUSTER_API_VERSION, MACHINE_KIND, request.name, request.namespace)
+        # Both reads are views where the client offers them (shared_reads): the Machine is copied once below for
+        # the reconcile to change, and the original stays what was read (what ``_write`` compares with); the
+        # Cluster is only read.
+        try:
+            machine: dict[str, Any] | None = self.client.get(CLUSTER_API_VERSION, MACHINE_KIND, request.name,
+                                                             request.namespace, **shared_reads(self.client))
+        except ApiError as err:
+            if err.code != 404:
+                raise
+            machine = None
         if machine is None:
             self._not_before.pop(request, None)
             return None
@@ -198,7 +207,8 @@ class MachineController(ClusterApiReconciler):
             return None
         cluster_name = str((machine.get("spec") or {}).get("clusterName", ""))
         try:
-            cluster = self.client.get(CLUSTER_API_VERSION, CLUSTER_KIND, cluster_name, request.namespace)
+            cluster = self.client.get(CLUSTER_API_VERSION, CLUSTER_KIND, cluster_name, request.namespace,
+                                      **shared_reads(self.client))
         except ApiError as err:
             raise ReconcileError(GET_CLUSTER_ERROR.format(
                 cluster=go_quote(cluster_name), machine=go_quote(request.name),

@@ -565,7 +565,7 @@ def drain_node(
     if remote is None:
         raise ReconcileError(f"{DRAIN_NODE_ERROR.format(node=node_name)}: {remote_error}")
     try:
-        node = remote.get("v1", "Node", node_name)
+        node = remote.get("v1", "Node", node_name, **shared_reads(remote))  # read only
     except ApiError as err:
         if err.code == 404:
             logs.info(LOG_NODE_GONE, **log_values)

@@ -15,6 +15,7 @@ from controllers.machine.api import (
 )
 from controllers.machine.errors import ReconcileError
 from harness.client import ApiError, Client
+from harness.client.interface import shared_reads
 from harness.kube.names.capi import CLUSTER_NAME_ANNOTATION
 from harness.kube.names.core import NODE_READY
 from harness.kube.ownerrefs import controller_of
@@ -25,19 +26,21 @@ PRESSURE_CONDITIONS = ("MemoryPressure", "DiskPressure", "PIDPressure")
 
 
 def node_by_provider_id(remote: Client, provider_id: str, hint: str = "") -> dict[str, Any] | None:
-    """The Node whose ``spec.providerID`` is ``provider_id`` (None when there is none). Two such Nodes
-    are an error. ``hint`` names the Node expected to carry it (from a watch cache): it is read first, and
-    only when it does not carry the providerID are all Nodes listed."""
+    """The Node whose ``spec.providerID`` is ``provider_id`` (None when there is none), a view where the client
+    offers one (shared_reads): read it, never change it. Two such Nodes are an error. ``hint`` names the Node
+    expected to carry it (from a watch cache): it is read first, and only when it does not carry the providerID
+    are all Nodes listed."""
     if hint:
         try:
-            node = remote.get("v1", "Node", hint)
+            node = remote.get("v1", "Node", hint, **shared_reads(remote))
         except ApiError as err:
             if err.code != 404:
                 raise
         else:
             if (node.get("spec") or {}).get("providerID") == provider_id:
                 return node
-    found = [n for n in remote.list("v1", "Node")["items"] if (n.get("spec") or {}).get("providerID") == provider_id]
+    found = [n for n in remote.list("v1", "Node", **shared_reads(remote))["items"]
+             if (n.get("spec") or {}).get("providerID") == provider_id]
     if len(found) > 1:
         raise ReconcileError(MORE_THAN_ONE_NODE_ERROR.format(provider_id=provider_id))
     return found[0] if found else None

@@ -37,6 +37,7 @@ from controllers.machine.noderef import (
 )
 from controllers.machine.scope import Scope
 from harness.client import MERGE, NORMAL, WARNING, ApiError
+from harness.client.interface import shared_reads
 from harness.kube.names.capi import (
     CLUSTER_API_VERSION,
     CLUSTER_KIND,
@@ -51,6 +52,7 @@ from harness.kube.names.capi import (
     NODE_HEALTHY,
 )
 from harness.kube.names.core import CONDITION_FALSE, CONDITION_UNKNOWN
+from harness.kube.objects import clone
 from harness.kube.ownerrefs import controller_of
 
 # externalReadyWait: how soon a missing bootstrap config or infrastructure machine is looked for again.
@@ -113,7 +115,9 @@ def _external(s: Scope, ref: dict[str, Any], watch: Callable[[str, str], None]) 
     its failures are copied to the Machine. Raises ApiError (404 when it does not exist)."""
     namespace = ref.get("namespace") or s.namespace
     api_version, kind = str(ref.get("apiVersion", "")), str(ref.get("kind", ""))
-    obj = s.management.get(api_version, kind, str(ref.get("name", "")), namespace)
+    # A view where the client offers one (shared_reads): the phases read it, take its scalars and copy what else
+    # they keep; a change goes out as a patch.
+    obj = s.management.get(api_version, kind, str(ref.get("name", "")), namespace, **shared_reads(s.management))
     watch(api_version, kind)
     desired = {"apiVersion": CLUSTER_API_VERSION, "kind": MACHINE_KIND, "name": s.name,
                "uid": meta(s.machine).get("uid", ""), "controller": True, "blockOwnerDeletion": True}
@@ -268,7 +272,7 @@ def reconcile_infrastructure(s: Scope, watch: Callable[[str, str], None]) -> flo
         raise ReconcileError(EMPTY_PROVIDER_ID_ERROR.format(machine=go_quote(s.name), namespace=go_quote(s.namespace)))
     addresses = (obj.get("status") or {}).get("addresses")
     if addresses is not None:
-        status["addresses"] = addresses
+        status["addresses"] = clone(addresses)  # the referenced object's own list (read as a view)
     failure_domain = (obj.get("spec") or {}).get("failureDomain")
     if failure_domain is not None:
         spec["failureDomain"] = failure_domain
@@ -317,7 +321,7 @@ def reconcile_node(s: Scope) -> float | None:
         s.event(NORMAL, SUCCESSFUL_SET_NODE_REF, meta(node)["name"])
     node_info = (node.get("status") or {}).get("nodeInfo")
     if node_info:
-        status["nodeInfo"] = node_info
+        status["nodeInfo"] = clone(node_info)  # the Node's own (read as a view)
     missing = missing_annotations(node, managed_annotations(m))
     if missing and not is_deleting(node):
         try:

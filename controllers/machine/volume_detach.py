@@ -19,6 +19,7 @@ from controllers.machine.api import key, meta
 from controllers.machine.drain import Drainer, is_node_unreachable
 from controllers.machine.errors import ReconcileError
 from harness.client import ApiError, Client
+from harness.client.interface import shared_reads
 from harness.clock import parse_rfc3339, rfc3339
 from harness.kube.names.capi import VOLUME_WAIT_MESSAGE
 from harness.kube.names.storage import CSI_UNIQUE_NAME
@@ -190,7 +191,7 @@ def wait_for_node_volumes(
     cannot tell (a VolumeAttachment without a PV name, invalid MachineDrainRules, a failing list)."""
     log_values = {"Machine": key(machine), "Node": node_name}
     try:
-        node = remote.get("v1", "Node", node_name)
+        node = remote.get("v1", "Node", node_name, **shared_reads(remote))  # read only
     except ApiError as err:
         if err.code == 404:
             logs.info(LOG_NODE_GONE, **log_values)

@@ -9,7 +9,6 @@ types in JSON). Defaults (DESIGN.md "Rollout decisions"): failurePolicy ``Abort`
 
 from __future__ import annotations
 
-import copy
 from typing import Any
 
 from harness.kube.names.apps import (
@@ -57,6 +56,7 @@ from harness.kube.names.rollout_hooks import (
     ROLLOUT,
     TRIGGER_TYPES,
 )
+from harness.kube.objects import clone
 
 # Re-exported for the rollout controllers' imports: the names are defined once in harness/kube/names.
 __all__ = [
@@ -134,7 +134,7 @@ def retain_policy(hook: dict[str, Any]) -> str:
 
 def template_without(template: dict[str, Any], label: str) -> dict[str, Any]:
     """A copy of a pod template without ``label`` (and without an emptied labels map)."""
-    out = copy.deepcopy(template)
+    out = clone(template)
     labels = (out.get("metadata") or {}).get("labels")
     if isinstance(labels, dict):
         labels.pop(label, None)

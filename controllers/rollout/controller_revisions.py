@@ -13,7 +13,6 @@ A template equal to an older revision's brings that ControllerRevision back with
 
 from __future__ import annotations
 
-import copy
 from dataclasses import dataclass
 from typing import Any
 
@@ -30,6 +29,7 @@ from harness.client import MERGE, ApiError, Client, find_in
 from harness.clock import parse_rfc3339
 from harness.kube.names.apps import APPS_V1
 from harness.kube.names.meta import PATCH_DIRECTIVE
+from harness.kube.objects import clone
 from harness.kube.ownerrefs import is_controlled_by
 
 REPLACE = "replace"
@@ -45,7 +45,7 @@ def revision_number(cr: dict[str, Any]) -> int:
 
 def revision_template(cr: dict[str, Any]) -> dict[str, Any]:
     """The pod template a ControllerRevision records (without the patch directive)."""
-    template = copy.deepcopy((((cr.get("data") or {}).get("spec") or {}).get("template")) or {})
+    template = clone((((cr.get("data") or {}).get("spec") or {}).get("template")) or {})
     template.pop(PATCH_DIRECTIVE, None)
     return template  # type: ignore[no-any-return]
 
@@ -63,7 +63,7 @@ def recorded_patch(template: dict[str, Any]) -> dict[str, Any]:
     upstream's getPatch writes it once served compactly: the template through Go's struct (an empty
     ``metadata.creationTimestamp`` as null) with the replace directive, every object's keys sorted (Go
     marshals maps so). kubectl rollout undo compares exactly these bytes with the workload's own."""
-    stored = copy.deepcopy(template)
+    stored = clone(template)
     stored.setdefault("metadata", {}).setdefault("creationTimestamp", None)
     stored[PATCH_DIRECTIVE] = REPLACE
     return _sorted({"spec": {"template": stored}})  # type: ignore[no-any-return]

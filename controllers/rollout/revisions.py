@@ -10,12 +10,12 @@ nothing depends on.
 
 from __future__ import annotations
 
-import copy
 import json
 from typing import Any
 
 from harness.apiserver.defaults import default_pod_spec
 from harness.kube.names.meta import RANDOM_ALPHABET
+from harness.kube.objects import clone
 
 FNV_OFFSET = 2166136261
 FNV_PRIME = 16777619
@@ -32,7 +32,7 @@ def _fnv32a(data: bytes) -> int:
 def normalized(template: dict[str, Any]) -> dict[str, Any]:
     """A pod template with the API server's pod defaults applied, so a template written by a client
     compares equal to the same template stored (defaulted) in a ReplicaSet or ControllerRevision."""
-    out = copy.deepcopy(template or {})
+    out = clone(template or {})
     out.setdefault("metadata", {})
     # Go clients send an empty template timestamp as ``creationTimestamp: null`` (kubectl rollout undo
     # does); a real API server decodes it to nothing, so it is not a difference.

@@ -30,7 +30,6 @@ hooks (``hook "<Hook>" is blocking: <message>`` joined with ``"; "``), an upgrad
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -93,6 +92,7 @@ from harness.kube.names.capi import (
     TOPOLOGY_RECONCILED,
 )
 from harness.kube.names.core import CONDITION_FALSE, CONDITION_TRUE
+from harness.kube.objects import clone
 
 
 class TopologyError(Exception):
@@ -431,7 +431,7 @@ class TopologyController(Controller):
                               meta(scope.cluster)["namespace"])
             if cluster is None:
                 return
-            before = copy.deepcopy(cluster.get("status"))
+            before = clone(cluster.get("status"))
             self._set_condition(cluster, scope, paused_messages, error)
             if cluster.get("status") == before:
                 return

@@ -17,7 +17,6 @@ an owner reference to the Cluster. Names are deterministic (upstream adds a rand
 
 from __future__ import annotations
 
-import copy
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -34,6 +33,7 @@ from harness.kube.names.capi import (
     MACHINE_DEPLOYMENT_KIND,
     MACHINE_DEPLOYMENT_NAME_LABEL,
 )
+from harness.kube.objects import clone
 
 DEFAULT_CONTROL_PLANE_REPLICAS = 1
 DEFAULT_WORKER_REPLICAS = 1
@@ -97,7 +97,7 @@ def infrastructure_cluster(cluster: dict[str, Any], blueprint: Blueprint) -> dic
                          "labels": {**((template.get("metadata") or {}).get("labels") or {}), **_labels(cluster)},
                          "annotations": dict((template.get("metadata") or {}).get("annotations") or {}),
                          "ownerReferences": [owner_ref(cluster)]},
-            "spec": copy.deepcopy(template.get("spec") or {})}
+            "spec": clone(template.get("spec") or {})}
 
 
 def control_plane(cluster: dict[str, Any], blueprint: Blueprint, version: str) -> dict[str, Any]:
@@ -106,7 +106,7 @@ def control_plane(cluster: dict[str, Any], blueprint: Blueprint, version: str) -
     topology = (cluster.get("spec") or {}).get("topology") or {}
     replicas = (topology.get("controlPlane") or {}).get("replicas", DEFAULT_CONTROL_PLANE_REPLICAS)
     machine_ref = _ref(blueprint.cluster_class.get("spec") or {}, ("controlPlane", "machineInfrastructure", "ref"))
-    spec = copy.deepcopy(template.get("spec") or {})
+    spec = clone(template.get("spec") or {})
     spec.update({"replicas": replicas, "version": version,
                  "machineTemplate": {**(spec.get("machineTemplate") or {}), "infrastructureRef": {
                      "apiVersion": machine_ref.get("apiVersion"), "kind": machine_ref.get("kind"),

@@ -15,7 +15,6 @@ detail is kept as the exception's ``__cause__`` for debugging only, as upstream 
 
 from __future__ import annotations
 
-import copy
 import json
 import re
 from collections.abc import Callable
@@ -34,6 +33,7 @@ from harness.kube.names.meta import JSON_PATCH_CONTENT_TYPE
 from harness.kube.names.meta import MERGE_PATCH_CONTENT_TYPE as MERGE_CONTENT_TYPE
 from harness.kube.names.meta import PATCH_DIRECTIVE as _PATCH
 from harness.kube.names.meta import STRATEGIC_MERGE_PATCH_CONTENT_TYPE as SMP_CONTENT_TYPE
+from harness.kube.objects import clone
 
 # ``maxJSONPatchOperations`` in handlers/patch.go.
 MAX_JSON_PATCH_OPERATIONS = 10000
@@ -163,7 +163,7 @@ def _apply_operation(doc: Any, operation: dict[str, Any], copied: list[int] | No
     path = _op_string(operation, "path")
     if path is None:
         raise JSONPatchApplyError(f"{op} operation failed to decode path: missing value")
-    value = copy.deepcopy(operation.get("value"))
+    value = clone(operation.get("value"))
 
     if op == "test":
         if path == "":
@@ -203,7 +203,7 @@ def _apply_operation(doc: Any, operation: dict[str, Any], copied: list[int] | No
                 raise JSONPatchApplyError(
                     f"unable to copy: accumulated copy size {copied[0]} exceeds {MAX_JSON_PATCH_COPY_BYTES}"
                 )
-        value = copy.deepcopy(source_value)
+        value = clone(source_value)
         if op == "move":
             _delete(*located)
 
@@ -234,7 +234,7 @@ def json_patch(doc: dict[str, Any], operations: Any) -> dict[str, Any]:
     "the server rejected our request due to an error in our request". A ``null`` body is a no-op.
     """
     if operations is None:
-        return copy.deepcopy(doc)
+        return clone(doc)
     if not isinstance(operations, list):
         raise bad_request(f"json: cannot unmarshal {json_kind(operations)} into Go value of type jsonpatch.Patch")
     for operation in operations:
@@ -246,7 +246,7 @@ def json_patch(doc: dict[str, Any], operations: Any) -> dict[str, Any]:
         raise request_entity_too_large(
             f"The allowed maximum operations in a JSON patch is {MAX_JSON_PATCH_OPERATIONS}, got {len(operations)}"
         )
-    result: Any = copy.deepcopy(doc)
+    result: Any = clone(doc)
     copied = [0]
     for operation in operations:
         try:
@@ -297,7 +297,7 @@ def merge_patch(doc: dict[str, Any], patch: Any) -> dict[str, Any]:
     """
     if not isinstance(patch, dict):
         raise bad_request("Invalid JSON Patch")
-    return _merge_objects(copy.deepcopy(doc), copy.deepcopy(patch))
+    return _merge_objects(clone(doc), clone(patch))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -808,10 +808,10 @@ def strategic_merge_patch(doc: dict[str, Any], patch: Any, kind: str) -> dict[st
         )
     if patch is None:
         # Decoding JSON null into a map leaves it empty: an empty patch.
-        return copy.deepcopy(doc)
+        return clone(doc)
     if not isinstance(patch, dict):
         raise bad_request(
             f"json: cannot unmarshal {json_kind(patch)} into Go value of type map[string]interface {{}}"
         )
     engine = _SMP(STRATEGIES[kind])
-    return engine.merge_map(copy.deepcopy(doc), copy.deepcopy(patch), ())
+    return engine.merge_map(clone(doc), clone(patch), ())

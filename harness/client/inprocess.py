@@ -267,7 +267,10 @@ class InProcessClient:
     def now(self) -> float:
         return self._clusters.clock.now()
 
-    def discover(self) -> list[dict[str, Any]]:
+    def discover(self, *, shared: bool = False) -> list[dict[str, Any]]:
+        """The kinds the cluster serves, one entry per resource. ``shared``: the caller only reads the answer,
+        so it gets the list worked out for the cluster's current kinds itself (the same list object until
+        what the cluster serves changes) instead of a copy."""
         registry = self._server.registry
         cached = registry.discovery_cache
         if cached is None or cached[0] != registry.generation:
@@ -283,6 +286,8 @@ class InProcessClient:
                             "namespaced": rt.namespaced, "verbs": list(rt.verbs),
                             "subresources": list(subresources.names(rt))})
             cached = registry.discovery_cache = (registry.generation, out)
+        if shared:
+            return cached[1]
         return [{**entry, "verbs": list(entry["verbs"]), "subresources": list(entry["subresources"])}
                 for entry in cached[1]]
 

@@ -39,9 +39,10 @@ def unanswered(client: Client) -> dict[str, Any]:
 
 
 def shared_reads(client: Client) -> dict[str, Any]:
-    """The keyword arguments that tell ``client``'s ``get``, ``list`` or ``create`` the caller only reads the answer and
-    never changes any part of it: ``{"shared": True}`` for a client that then answers views of its stored
-    objects instead of copies (the in-process client), else none (``client.list(..., **shared_reads(client))``)."""
+    """The keyword arguments that tell ``client``'s ``get``, ``list``, ``create`` or ``discover`` the caller only reads
+    the answer and never changes any part of it: ``{"shared": True}`` for a client that then answers views of its
+    stored objects instead of copies (the in-process client), else none
+    (``client.list(..., **shared_reads(client))``)."""
     return {"shared": True} if getattr(client, "reads_shared", False) else {}
 
 

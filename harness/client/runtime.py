@@ -242,7 +242,8 @@ class Controller:
             delay = min(BACKOFF_BASE * (2**failures), BACKOFF_MAX)
             message = f"{self.name}: reconcile {request.namespace}/{request.name} failed: {err}"
             self.errors.append(message)
-            log.debug("%s\n%s", message, traceback.format_exc())
+            if log.isEnabledFor(logging.DEBUG):  # formatting the traceback costs ~0.3 ms, and is seldom wanted
+                log.debug("%s\n%s", message, traceback.format_exc())
             if _transient(err):
                 self._recovering.add(request)
             else:

@@ -40,6 +40,8 @@ LEVEL_ORDER = {"must": 0, "should": 1, "may": 2}
 SUITE_NAME = "lifecycle-tck"
 # The kit's pytest plugin (entry point pytest11; harness/pytest_plugin.py).
 PLUGIN_NAME = "lifecycle_tck"
+# pytest plugins of installed libraries that the Gherkin suite does not use (the kit's test dependencies).
+UNUSED_PLUGINS = ("hypothesispytest", "anyio", "xdist.looponfail")
 # Every profile a target may claim (DESIGN.md "Conformance levels, profiles and traceability").
 PROFILES = ALL_PROFILES
 # What each target claims; None: every profile (the reference implementation claims them all).
@@ -272,10 +274,13 @@ def isolated(features: Path) -> list[str]:
     """pytest options that run the suite at ``features`` (a checkout's or an installed kit's) on its
     own: no configuration file of the user's (an empty one), the rootdir above the suite, no
     conftest.py above it (a project whose virtualenv sits in its folder keeps its conftest to itself),
-    and not the kit's own pytest plugin (its fixtures are for users' tests)."""
+    and not the kit's own pytest plugin (its fixtures are for users' tests) nor those of :data:`UNUSED_PLUGINS`."""
     root = str(features.parent)
     return ["-c", os.devnull, f"--rootdir={root}", f"--confcutdir={root}",
             "-o", f"bdd_features_base_dir={features}", "-p", f"no:{PLUGIN_NAME}",
+            # Nor the plugins of libraries the suite does not use, which hook every test and fixture (and
+            # hypothesis's imports its statistics at the end of the session).
+            *[arg for name in UNUSED_PLUGINS for arg in ("-p", f"no:{name}")],
             # This process imported the kit (and pytest-bdd) before pytest started: pytest cannot rewrite
             # their asserts and would say so for each; the steps it loads later are rewritten as usual.
             "-W", "ignore::pytest.PytestAssertRewriteWarning"]

@@ -27,8 +27,10 @@ from harness.apiserver.crd import (
     set_condition,
 )
 from harness.client import ApiError, Client, Controller, Request, Result
+from harness.client.interface import shared_reads
 from harness.clock import rfc3339
 from harness.kube.names.apiextensions import APIEXTENSIONS_V1, CRD_KIND
+from harness.kube.objects import clone
 
 # The CRD finalizer polls the remaining instances every 5 s (wait.PollImmediate(5*time.Second, ...)).
 RECHECK_SECONDS = 5.0
@@ -47,7 +49,9 @@ class CRDCleanupController(Controller):
     def reconcile(self, request: Request) -> Result | None:
         """Delete a terminating CRD's instances; drop its finalizer once none remain."""
         try:
-            crd = self.client.get(APIEXTENSIONS_V1, CRD_KIND, request.name)
+            # Read as a view (each CRD's creation and status write brings a look, and a CRD with its schema is
+            # a large copy); copied below only when this controller has something to write.
+            crd = self.client.get(APIEXTENSIONS_V1, CRD_KIND, request.name, **shared_reads(self.client))
         except ApiError as err:
             if err.code == 404:
                 return None
@@ -55,6 +59,7 @@ class CRDCleanupController(Controller):
         meta = crd["metadata"]
         if not meta.get("deletionTimestamp") or CLEANUP_FINALIZER not in (meta.get("finalizers") or []):
             return None
+        crd = clone(crd)
         crd = self._set_terminating(crd, "True", REASON_DELETION_IN_PROGRESS, MESSAGE_DELETION_IN_PROGRESS)
         if crd is None:
             return None

@@ -125,7 +125,8 @@ class Documents:
     def __init__(self, folder: Path) -> None:
         self.folder = folder
         found = sorted(p for p in folder.rglob("*") if p.suffix in (".yaml", ".yml", ".json"))
-        self.key = tuple((str(p), p.stat().st_mtime_ns, p.stat().st_size) for p in found)
+        stats = [(p, p.stat()) for p in found]  # one stat per file (a World is built per scenario)
+        self.key = tuple((str(p), st.st_mtime_ns, st.st_size) for p, st in stats)
         self._parsed: list[tuple[str, dict[str, Any]]] | None = None
 
     def fresh(self) -> list[tuple[str, dict[str, Any]]]:
