@@ -166,7 +166,7 @@ class _Node:
     """One schema node, compiled: its shape, its Go type's name, and its children."""
 
     __slots__ = ("shape", "go", "struct", "required", "zero_struct", "low", "high", "memo", "_source",
-                 "_properties", "_item")
+                 "_properties", "_leaves", "_item")
 
     def __init__(self, shape: int, go: str, source: dict[str, Any] | None = None, struct: str = "") -> None:
         self.shape = shape
@@ -174,6 +174,9 @@ class _Node:
         self.struct = struct  # the Go struct name, for a struct
         self._source = source
         self._properties: dict[str, _Node] | None = None
+        # A struct's string and boolean fields by name: the exact class a value of each must have to be
+        # taken as it is (set with the properties).
+        self._leaves: dict[str, type] = {}
         self._item: _Node | None = None
         self.required: frozenset[str] = frozenset((source or {}).get("required") or ()) if shape == _STRUCT \
             else frozenset()
@@ -192,6 +195,8 @@ class _Node:
                 if key in self.required and node.shape == _STRUCT:
                     node = _with_zero_struct(node)
                 compiled[key] = node
+            self._leaves = {key: str if node.shape == _STRING else bool for key, node in compiled.items()
+                            if node.shape in (_STRING, _BOOLEAN)}
             self._properties = compiled
         return self._properties
 
@@ -348,9 +353,13 @@ def _decode(value: Any, node: _Node, struct: str, walk: _Walk) -> Any:
         properties = node._properties
         if properties is None:
             properties = node.properties
+        leaves = node._leaves
         out: dict[str, Any] = {}
         path = walk.path
         for key, item in value.items():
+            if leaves.get(key) is item.__class__:
+                out[key] = item  # a string or boolean field holding a str or bool (most of them)
+                continue
             sub = properties.get(key)
             if sub is None:
                 walk.unknown.append(walk.here(key))
