@@ -886,7 +886,7 @@ def _compare_node(left: Any, right: Any, fields: Path,
 # remembered by the two lists' JSON and Python equality (:class:`~harness.kube.objects.JsonMemo`):
 # the answer is a function of the two values, the path and the kind. The trees answered are shared
 # by every caller, as encoded trees are (nothing edits one in place: see ``SharedFields``).
-_LIST_COMPARISONS = JsonMemo(2048)
+_LIST_COMPARISONS = JsonMemo(1024)
 
 
 def _compare_lists(left: list[Any], right: list[Any], lshape: ListShape, fields: Path,
