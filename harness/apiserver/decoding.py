@@ -280,12 +280,14 @@ class _Walk:
     """One decode: the unknown fields found, and where the walk is (JSON path segments, and
     whether each is a struct field, which is what the Go error's field path is made of)."""
 
-    __slots__ = ("unknown", "path", "prefix")
+    __slots__ = ("unknown", "path", "prefix", "remembered")
 
-    def __init__(self, prefix: str = "") -> None:
+    def __init__(self, prefix: str = "", remembered: list[Any] | None = None) -> None:
         self.unknown: list[str] = []
         self.path: list[tuple[str | int, bool]] = []
         self.prefix = prefix
+        # Not None: remembered structs (PodSpecs) are handed out as they are, not copied, and listed here.
+        self.remembered = remembered
 
     def here(self, key: str | None = None) -> str:
         text = self.prefix
@@ -311,13 +313,19 @@ def _number_literal(value: int | float) -> str:
     return str(value) if isinstance(value, int) else repr(value)
 
 
-def decode_builtin(api_version: str, kind: str, obj: dict[str, Any]) -> tuple[dict[str, Any], list[str]] | None:
+def decode_builtin(
+    api_version: str, kind: str, obj: dict[str, Any], *, remembered: list[Any] | None = None
+) -> tuple[dict[str, Any], list[str]] | None:
     """Decode ``obj`` as the 1.32 type of ``kind``: a pruned deep copy and the unknown field paths, or
-    None when 1.32 has no such kind. Raises :class:`DecodeError` for a wrong-typed value."""
+    None when 1.32 has no such kind. Raises :class:`DecodeError` for a wrong-typed value.
+
+    ``remembered`` (a list): a struct the memo remembers (a PodSpec seen before) is put in the answer
+    as it is, shared with the memo and every other such answer, and appended to the list; the caller
+    must not change it (nor anything in it), and must replace it before storing the answer."""
     name = schemas.definition_name(api_version, kind)
     if name is None:
         return None
-    walk = _Walk()
+    walk = _Walk(remembered=remembered)
     value = _decode(obj, _definition(name), "", walk)
     return value, walk.unknown
 
@@ -472,6 +480,9 @@ def _decode_memo(value: Any, node: _Node, struct: str, walk: _Walk) -> Any:
     memo = _MEMO if node.shape == _STRUCT else _LIST_MEMO
     key, found = memo.find(id(node), value)
     if found is not None:
+        if walk.remembered is not None and node.shape == _STRUCT:
+            walk.remembered.append(found)  # the caller reads it only (see decode_builtin)
+            return found
         return clone(found)
     unknown = len(walk.unknown)
     decoded = _decode(value, node, struct, walk)
@@ -651,7 +662,8 @@ def _failure(rt: ResourceType, body: dict[str, Any], message: str, origin: str) 
 
 
 def decode(
-    rt: ResourceType, body: dict[str, Any], origin: str = BODY, *, status_of: dict[str, Any] | None = None
+    rt: ResourceType, body: dict[str, Any], origin: str = BODY, *, status_of: dict[str, Any] | None = None,
+    remembered: list[Any] | None = None,
 ) -> dict[str, Any]:
     """``body`` decoded as ``rt``'s type under the current request's ``fieldValidation``: a pruned
     copy; a wrong type, or an unknown or duplicate field under Strict, raises the Status upstream
@@ -661,7 +673,9 @@ def decode(
     ``status_of``: the stored built-in object a status write replaces (only the body's ``status``
     will be kept). A top-level field equal to the stored one as JSON is not decoded again (the
     stored value was decoded when written, so decoding the same value finds nothing): the result
-    holds the stored value itself, for reading only, and a shallow copy of the stored metadata."""
+    holds the stored value itself, for reading only, and a shallow copy of the stored metadata.
+
+    ``remembered``: as :func:`decode_builtin`'s (a built-in kind only)."""
     scope = _SCOPE.get()  # None outside a request: Warn, and the warnings discarded (see current)
     reused: dict[str, Any] = {}
     if status_of is not None and not rt.custom:
@@ -682,7 +696,7 @@ def decode(
             # Pruning keeps what the schema preserves as it was: copy it.
             decoded = clone(decoded)
         else:
-            result = decode_builtin(rt.api_version, rt.kind, body)
+            result = decode_builtin(rt.api_version, rt.kind, body, remembered=remembered)
             if result is None:
                 return clone(body)
             decoded, unknown = result
