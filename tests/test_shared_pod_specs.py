@@ -162,3 +162,68 @@ def test_pod_defaults_change_nothing_in_a_defaulted_spec(seed: int) -> None:
         defaults.prepare_for_create("v1", "Pod", {"spec": spec})
         assert json.dumps(spec) == json.dumps(before)
         assert ids == [id(spec), *(id(c) for c in spec["containers"])]
+
+
+# -- status writes: a remembered conditions list is stored as this server's one copy of it ------------
+
+
+def _condition(kind: str, status: Any, when: str) -> dict[str, Any]:
+    return {"type": kind, "status": status, "lastProbeTime": None, "lastTransitionTime": when}
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_status_writes_share_a_remembered_conditions_list_and_store_what_copies_store(seed: int) -> None:
+    rng = random.Random(seed)
+    pool = [[_condition(kind, rng.choice(["True", "False"]), rng.choice(["2026-01-01T00:00:00Z",
+                                                                          "2026-01-01T00:00:05Z"]))
+             for kind in rng.sample(["Ready", "Initialized", "PodScheduled", "ContainersReady"], rng.randint(1, 4))]
+            for _ in range(4)]
+    sharing, copying = _server(), _server(copying=True)
+    spec = {"containers": [{"name": "c", "image": "app:1"}]}
+    for api in (sharing, copying):
+        for i in range(4):
+            api.create(builtins.POD, "default", _pod(f"p{i}", spec))
+    for _ in range(60):
+        name = f"p{rng.randrange(4)}"
+        conditions = copy.deepcopy(rng.choice(pool))
+        if rng.random() < 0.2:
+            conditions[0]["status"] = True  # a wrong type: a 400 either way
+        answers = []
+        for api in (sharing, copying):
+            stored = api.store.get(api.skey(builtins.POD), ("default", name))
+            body = {**stored, "status": {"phase": "Running", "conditions": copy.deepcopy(conditions)}}
+            try:
+                answers.append(api.update(builtins.POD, "default", name, body, subresource="status"))
+            except errors.StatusError as err:
+                answers.append(err.status)
+        assert _comparable(answers[0]) == _comparable(answers[1]) if "metadata" in answers[0] \
+            else answers[0] == answers[1]
+    stored = [api.store.items(api.skey(builtins.POD), "default") for api in (sharing, copying)]
+    assert [_comparable(o) for o in stored[0]] == [_comparable(o) for o in stored[1]]
+    lists = [o["status"]["conditions"] for o in stored[0] if "conditions" in o["status"]]
+    assert len({id(x) for x in lists}) == len({json.dumps(x) for x in lists})  # one object per list
+    # The memo's own lists are never stored.
+    memo_lists = {id(answer) for _, answer in decoding._LIST_MEMO._entries.values()}
+    assert not memo_lists & {id(x) for x in lists}
+
+
+def test_a_remembered_value_moved_by_the_reused_parts_is_listed_where_it_now_is() -> None:
+    # A status write whose spec differs from the stored one (decoded, through the PodSpec memo) while
+    # its metadata is the stored one (reused): the answer is rebuilt in the body's order, and the listed
+    # places are the answer's.
+    api = _server()
+    spec = {"containers": [{"name": "c", "image": "app:1"}]}
+    other = {"containers": [{"name": "c", "image": "app:2"}]}
+    for i in range(2):
+        api.create(builtins.POD, "default", _pod(f"p{i}", spec))
+        api.create(builtins.POD, "default", _pod(f"q{i}", other))
+    stored = api.store.get(api.skey(builtins.POD), ("default", "p1"))
+    body = {"apiVersion": "v1", "kind": "Pod", "metadata": stored["metadata"], "spec": copy.deepcopy(other),
+            "status": {"conditions": [_condition("Ready", "True", "2026-01-01T00:00:00Z")]}}
+    decoding.decode(builtins.POD, copy.deepcopy(body), status_of=stored)  # the conditions remembered
+    remembered: list[Any] = []
+    decoded = decoding.decode(builtins.POD, body, status_of=stored, remembered=remembered)
+    assert {key for _, key, _ in remembered} == {"spec", "conditions"}
+    for holder, key, value in remembered:
+        assert holder[key] is value
+        assert holder is decoded or holder is decoded["status"]

@@ -282,11 +282,12 @@ class _Walk:
 
     __slots__ = ("unknown", "path", "prefix", "remembered")
 
-    def __init__(self, prefix: str = "", remembered: list[Any] | None = None) -> None:
+    def __init__(self, prefix: str = "", remembered: list[tuple[dict[str, Any], str, Any]] | None = None) -> None:
         self.unknown: list[str] = []
         self.path: list[tuple[str | int, bool]] = []
         self.prefix = prefix
-        # Not None: remembered structs (PodSpecs) are handed out as they are, not copied, and listed here.
+        # Not None: remembered values are handed out as they are, not copied, and listed here with
+        # where they are (see decode_builtin).
         self.remembered = remembered
 
     def here(self, key: str | None = None) -> str:
@@ -314,14 +315,16 @@ def _number_literal(value: int | float) -> str:
 
 
 def decode_builtin(
-    api_version: str, kind: str, obj: dict[str, Any], *, remembered: list[Any] | None = None
+    api_version: str, kind: str, obj: dict[str, Any], *,
+    remembered: list[tuple[dict[str, Any], str, Any]] | None = None,
 ) -> tuple[dict[str, Any], list[str]] | None:
     """Decode ``obj`` as the 1.32 type of ``kind``: a pruned deep copy and the unknown field paths, or
     None when 1.32 has no such kind. Raises :class:`DecodeError` for a wrong-typed value.
 
-    ``remembered`` (a list): a struct the memo remembers (a PodSpec seen before) is put in the answer
-    as it is, shared with the memo and every other such answer, and appended to the list; the caller
-    must not change it (nor anything in it), and must replace it before storing the answer."""
+    ``remembered`` (a list): a value the memos remember (a PodSpec, a conditions list seen before) is put
+    in the answer as it is, shared with the memo and every other such answer, and ``(the dict holding
+    it, its key, it)`` is appended to the list; the caller must not change it (nor anything in it), and
+    must replace it (``holder[key] = a copy``) before storing the answer or handing it out."""
     name = schemas.definition_name(api_version, kind)
     if name is None:
         return None
@@ -397,7 +400,10 @@ def _decode(value: Any, node: _Node, struct: str, walk: _Walk) -> Any:
                 out[key] = {} if item_class is dict else []
                 continue
             path.append((key, True))
-            out[key] = _decode_memo(item, sub, node.struct, walk) if sub.memo else _decode(item, sub, node.struct, walk)
+            if sub.memo:
+                out[key] = _decode_memo(item, sub, node.struct, walk, out, key)
+            else:
+                out[key] = _decode(item, sub, node.struct, walk)
             path.pop()
         return out
     # The containers next: the leaves of a struct seldom get here (its loop takes them).
@@ -472,16 +478,17 @@ def _decode(value: Any, node: _Node, struct: str, walk: _Walk) -> Any:
     return value  # an IntOrString holding a string
 
 
-def _decode_memo(value: Any, node: _Node, struct: str, walk: _Walk) -> Any:
-    """:func:`_decode` of a value seen before, remembered: a copy of the decoded value it had. Only
-    values that decoded without an error or an unknown field are remembered (the path of either
-    depends on where the value is); :class:`~harness.kube.objects.JsonMemo` says when a value is the
-    one remembered."""
+def _decode_memo(value: Any, node: _Node, struct: str, walk: _Walk, container: dict[str, Any],
+                 field: str) -> Any:
+    """:func:`_decode` of a value seen before, remembered: a copy of the decoded value it had (or the
+    value itself, listed with where it goes, for a walk that lists them). Only values that decoded
+    without an error or an unknown field are remembered (the path of either depends on where the
+    value is); :class:`~harness.kube.objects.JsonMemo` says when a value is the one remembered."""
     memo = _MEMO if node.shape == _STRUCT else _LIST_MEMO
     key, found = memo.find(id(node), value)
     if found is not None:
-        if walk.remembered is not None and node.shape == _STRUCT:
-            walk.remembered.append(found)  # the caller reads it only (see decode_builtin)
+        if walk.remembered is not None:
+            walk.remembered.append((container, field, found))  # the caller replaces it (see decode_builtin)
             return found
         return clone(found)
     unknown = len(walk.unknown)
@@ -663,7 +670,7 @@ def _failure(rt: ResourceType, body: dict[str, Any], message: str, origin: str) 
 
 def decode(
     rt: ResourceType, body: dict[str, Any], origin: str = BODY, *, status_of: dict[str, Any] | None = None,
-    remembered: list[Any] | None = None,
+    remembered: list[tuple[dict[str, Any], str, Any]] | None = None,
 ) -> dict[str, Any]:
     """``body`` decoded as ``rt``'s type under the current request's ``fieldValidation``: a pruned
     copy; a wrong type, or an unknown or duplicate field under Strict, raises the Status upstream
@@ -702,7 +709,11 @@ def decode(
             decoded, unknown = result
             if reused:
                 # In the body's order, as decoding the whole body would have put them.
+                partial = decoded
                 decoded = {k: reused[k] if k in reused else decoded[k] for k in whole if k in reused or k in decoded}
+                if remembered:
+                    remembered[:] = [(decoded if holder is partial else holder, key, value)
+                                     for holder, key, value in remembered]
     except DecodeError as exc:
         raise _failure(rt, body, str(exc), origin) from None
     if not unknown and (scope is None or not scope.duplicates):

@@ -118,7 +118,8 @@ def _suffix() -> str:
 
 # ObjectMeta fields that are omitempty: an empty list or map is not stored (so a strategic patch that
 # removes the last finalizer leaves no "finalizers": [] behind).
-# How many defaulted Pod specs a server keeps for sharing (forgotten all at once when full).
+# How many defaulted Pod specs, and copies of other remembered values, a server keeps for sharing
+# (forgotten all at once when full).
 PREPARED_SPECS = 256
 
 _OMITEMPTY_META = ("finalizers", "ownerReferences", "labels", "annotations", "managedFields")
@@ -184,6 +185,8 @@ class APIServer:
         self._delete_preparers: list[tuple[str, str, DeletePreparer]] = []
         # Remembered decoded PodSpec (by id) -> (it, the defaulted spec the Pods created from it share).
         self._prepared_specs: dict[int, tuple[dict[str, Any], dict[str, Any]]] = {}
+        # Remembered decoded value (by id) -> (it, the copy the objects this server stores share).
+        self._shared_values: dict[int, tuple[Any, Any]] = {}
         for rt in builtins.BUILTINS:
             self.registry.add(rt)
         crd.install(self)
@@ -301,7 +304,7 @@ class APIServer:
 
     def _check_body(
         self, rt: ResourceType, body: Any, namespace: str | None, *, origin: str = decoding.BODY,
-        status_of: dict[str, Any] | None = None, remembered: list[Any] | None = None,
+        status_of: dict[str, Any] | None = None, remembered: list[tuple[dict[str, Any], str, Any]] | None = None,
     ) -> dict[str, Any]:
         if not isinstance(body, dict):
             raise errors.bad_request("the body of the request was not a JSON object")
@@ -408,6 +411,19 @@ class APIServer:
         self._prepared_specs[id(decoded)] = (decoded, scratch["spec"])
         return scratch["spec"]  # type: ignore[no-any-return]
 
+    def _shared_copy(self, value: Any) -> Any:
+        """This server's copy of a value the decoding memo remembers, made once and shared by every
+        object it stores that value in (stored objects are never changed in place); no other server
+        stores it."""
+        found = self._shared_values.get(id(value))
+        if found is not None and found[0] is value:
+            return found[1]
+        if len(self._shared_values) >= PREPARED_SPECS:
+            self._shared_values.clear()
+        copy = clone(value)
+        self._shared_values[id(value)] = (value, copy)  # (the value held: its id stays its own)
+        return copy
+
     # -- create ------------------------------------------------------------------------------------
 
     def create(
@@ -449,8 +465,14 @@ class APIServer:
         # owns the configuration only, not the defaults the server adds).
         # A Pod whose spec the decoding memo remembers (the Pods of one template) is handed that spec
         # itself, to read only: it is replaced by this server's defaulted copy before anything changes it.
-        remembered: list[Any] | None = [] if self._shares_pod_specs(rt) else None
+        remembered: list[tuple[dict[str, Any], str, Any]] | None = [] if self._shares_pod_specs(rt) else None
         obj = self._check_body(rt, body, namespace, remembered=remembered)
+        shared_spec = None
+        for holder, key, value in remembered or ():
+            if holder is obj and key == "spec":
+                shared_spec = value
+            else:
+                holder[key] = clone(value)  # (a status's conditions, dropped below: no copy kept)
         meta = obj["metadata"]
         ns = meta.get("namespace", "") if rt.namespaced else ""
         if rt.namespaced and not ns:
@@ -466,7 +488,7 @@ class APIServer:
         meta["uid"] = new_uid()
         spec = obj.get("spec")
         # (A remembered spec is never changed: it needs no copy to start a retry from.)
-        unprepared_spec = (spec if remembered and spec is remembered[0] else clone(spec)) if generated else None
+        unprepared_spec = (spec if spec is shared_spec and spec is not None else clone(spec)) if generated else None
         defaults.prepare_before_validation(rt.api_version, rt.kind, obj)
         self._validate(rt, obj, None)
         self.check_namespace_for_create(rt, ns, meta["name"])
@@ -489,8 +511,8 @@ class APIServer:
             meta["generation"] = 1
         if rt.status and (rt.api_version, rt.kind) not in KEEP_STATUS_ON_CREATE:
             obj.pop("status", None)  # PrepareForCreate: what the creator says about status is dropped
-        if remembered and obj.get("spec") is remembered[0]:
-            obj["spec"] = self._prepared_spec(rt, remembered[0])
+        if shared_spec is not None and obj.get("spec") is shared_spec:
+            obj["spec"] = self._prepared_spec(rt, shared_spec)
         defaults.prepare_for_create(rt.api_version, rt.kind, obj)
         self._admit("CREATE", rt, obj, None)
         managed = applied if applied is not None else managedfields.record_update(rt, None, obj, manager, self.now())
@@ -672,7 +694,12 @@ class APIServer:
                 and not self._mutating_admission(rt)):
             # Only the body's status is kept: what it repeats of the stored object is not decoded again.
             status_of = old
-        new = self._check_body(rt, body, namespace, status_of=status_of)
+        remembered: list[tuple[dict[str, Any], str, Any]] | None = [] if status_of is not None else None
+        new = self._check_body(rt, body, namespace, status_of=status_of, remembered=remembered)
+        for holder, key, value in remembered or ():
+            # A status write stores what it decoded as it is: a remembered value (a conditions list)
+            # becomes this server's copy of it, shared by every object it stores that value in.
+            holder[key] = self._shared_copy(value)
         new_meta = new["metadata"]  # _check_body made it a dict
         if new_meta.get("name") not in (None, name):
             raise errors.bad_request(
