@@ -171,7 +171,7 @@ class _Node:
     """One schema node, compiled: its shape, its Go type's name, and its children."""
 
     __slots__ = ("shape", "go", "struct", "required", "zero_struct", "low", "high", "memo", "_source",
-                 "_properties", "_item")
+                 "_properties", "_leaves", "_item")
 
     def __init__(self, shape: int, go: str, source: dict[str, Any] | None = None, struct: str = "") -> None:
         self.shape = shape
@@ -179,6 +179,9 @@ class _Node:
         self.struct = struct  # the Go struct name, for a struct
         self._source = source
         self._properties: dict[str, _Node] | None = None
+        # A struct's string and boolean fields by name: the exact class a value of each must have to be
+        # taken as it is (set with the properties).
+        self._leaves: dict[str, type] = {}
         self._item: _Node | None = None
         self.required: frozenset[str] = frozenset((source or {}).get("required") or ()) if shape == _STRUCT \
             else frozenset()
@@ -197,6 +200,8 @@ class _Node:
                 if key in self.required and node.shape == _STRUCT:
                     node = _with_zero_struct(node)
                 compiled[key] = node
+            self._leaves = {key: str if node.shape == _STRING else bool for key, node in compiled.items()
+                            if node.shape in (_STRING, _BOOLEAN)}
             self._properties = compiled
         return self._properties
 
@@ -282,12 +287,15 @@ class _Walk:
     """One decode: the unknown fields found, and where the walk is (JSON path segments, and
     whether each is a struct field, which is what the Go error's field path is made of)."""
 
-    __slots__ = ("unknown", "path", "prefix")
+    __slots__ = ("unknown", "path", "prefix", "remembered")
 
-    def __init__(self, prefix: str = "") -> None:
+    def __init__(self, prefix: str = "", remembered: list[tuple[dict[str, Any], str, Any]] | None = None) -> None:
         self.unknown: list[str] = []
         self.path: list[tuple[str | int, bool]] = []
         self.prefix = prefix
+        # Not None: remembered values are handed out as they are, not copied, and listed here with
+        # where they are (see decode_builtin).
+        self.remembered = remembered
 
     def here(self, key: str | None = None) -> str:
         text = self.prefix
@@ -313,13 +321,21 @@ def _number_literal(value: int | float) -> str:
     return str(value) if isinstance(value, int) else repr(value)
 
 
-def decode_builtin(api_version: str, kind: str, obj: dict[str, Any]) -> tuple[dict[str, Any], list[str]] | None:
+def decode_builtin(
+    api_version: str, kind: str, obj: dict[str, Any], *,
+    remembered: list[tuple[dict[str, Any], str, Any]] | None = None,
+) -> tuple[dict[str, Any], list[str]] | None:
     """Decode ``obj`` as the 1.32 type of ``kind``: a pruned deep copy and the unknown field paths, or
-    None when 1.32 has no such kind. Raises :class:`DecodeError` for a wrong-typed value."""
+    None when 1.32 has no such kind. Raises :class:`DecodeError` for a wrong-typed value.
+
+    ``remembered`` (a list): a value the memos remember (a PodSpec, a conditions list seen before) is put
+    in the answer as it is, shared with the memo and every other such answer, and ``(the dict holding
+    it, its key, it)`` is appended to the list; the caller must not change it (nor anything in it), and
+    must replace it (``holder[key] = a copy``) before storing the answer or handing it out."""
     name = schemas.definition_name(api_version, kind)
     if name is None:
         return None
-    walk = _Walk()
+    walk = _Walk(remembered=remembered)
     value = _decode(obj, _definition(name), "", walk)
     return value, walk.unknown
 
@@ -353,9 +369,13 @@ def _decode(value: Any, node: _Node, struct: str, walk: _Walk) -> Any:
         properties = node._properties
         if properties is None:
             properties = node.properties
+        leaves = node._leaves
         out: dict[str, Any] = {}
         path = walk.path
         for key, item in value.items():
+            if leaves.get(key) is item.__class__:
+                out[key] = item  # a string or boolean field holding a str or bool (most of them)
+                continue
             sub = properties.get(key)
             if sub is None:
                 walk.unknown.append(walk.here(key))
@@ -387,7 +407,10 @@ def _decode(value: Any, node: _Node, struct: str, walk: _Walk) -> Any:
                 out[key] = {} if item_class is dict else []
                 continue
             path.append((key, True))
-            out[key] = _decode_memo(item, sub, node.struct, walk) if sub.memo else _decode(item, sub, node.struct, walk)
+            if sub.memo:
+                out[key] = _decode_memo(item, sub, node.struct, walk, out, key)
+            else:
+                out[key] = _decode(item, sub, node.struct, walk)
             path.pop()
         return out
     # The containers next: the leaves of a struct seldom get here (its loop takes them).
@@ -462,14 +485,18 @@ def _decode(value: Any, node: _Node, struct: str, walk: _Walk) -> Any:
     return value  # an IntOrString holding a string
 
 
-def _decode_memo(value: Any, node: _Node, struct: str, walk: _Walk) -> Any:
-    """:func:`_decode` of a value seen before, remembered: a copy of the decoded value it had. Only
-    values that decoded without an error or an unknown field are remembered (the path of either
-    depends on where the value is); :class:`~harness.kube.objects.JsonMemo` says when a value is the
-    one remembered."""
+def _decode_memo(value: Any, node: _Node, struct: str, walk: _Walk, container: dict[str, Any],
+                 field: str) -> Any:
+    """:func:`_decode` of a value seen before, remembered: a copy of the decoded value it had (or the
+    value itself, listed with where it goes, for a walk that lists them). Only values that decoded
+    without an error or an unknown field are remembered (the path of either depends on where the
+    value is); :class:`~harness.kube.objects.JsonMemo` says when a value is the one remembered."""
     memo = _MEMO if node.shape == _STRUCT else _LIST_MEMO
     key, found = memo.find(id(node), value)
     if found is not None:
+        if walk.remembered is not None:
+            walk.remembered.append((container, field, found))  # the caller replaces it (see decode_builtin)
+            return found
         return clone(found)
     unknown = len(walk.unknown)
     decoded = _decode(value, node, struct, walk)
@@ -663,7 +690,8 @@ _ABSENT = object()
 
 
 def decode(
-    rt: ResourceType, body: dict[str, Any], origin: str = BODY, *, status_of: dict[str, Any] | None = None
+    rt: ResourceType, body: dict[str, Any], origin: str = BODY, *, status_of: dict[str, Any] | None = None,
+    remembered: list[tuple[dict[str, Any], str, Any]] | None = None,
 ) -> dict[str, Any]:
     """``body`` decoded as ``rt``'s type under the current request's ``fieldValidation``: a pruned
     copy; a wrong type, or an unknown or duplicate field under Strict, raises the Status upstream
@@ -675,7 +703,9 @@ def decode(
     stored value was decoded when written, so decoding the same value finds nothing): the result
     holds the stored value itself, for reading only, and a shallow copy of the stored metadata. So
     do the members of the body's ``status`` that are the stored status's own (see
-    :func:`_kept_status_members`)."""
+    :func:`_kept_status_members`).
+
+    ``remembered``: as :func:`decode_builtin`'s (a built-in kind only)."""
     scope = _SCOPE.get()  # None outside a request: Warn, and the warnings discarded (see current)
     reused: dict[str, Any] = {}
     kept_status: dict[str, Any] | None = None
@@ -703,17 +733,24 @@ def decode(
             # Pruning keeps what the schema preserves as it was: copy it.
             decoded = clone(decoded)
         else:
-            result = decode_builtin(rt.api_version, rt.kind, body)
+            result = decode_builtin(rt.api_version, rt.kind, body, remembered=remembered)
             if result is None:
                 return clone(body)
             decoded, unknown = result
             if reused:
                 # In the body's order, as decoding the whole body would have put them.
+                partial = decoded
                 decoded = {k: reused[k] if k in reused else decoded[k] for k in whole if k in reused or k in decoded}
+                if remembered:
+                    remembered[:] = [(decoded if holder is partial else holder, key, value)
+                                     for holder, key, value in remembered]
             if kept_status:
                 rest = decoded["status"]
-                decoded["status"] = {k: kept_status[k] if k in kept_status else rest[k]
-                                     for k in whole["status"] if k in kept_status or k in rest}
+                decoded["status"] = status = {k: kept_status[k] if k in kept_status else rest[k]
+                                              for k in whole["status"] if k in kept_status or k in rest}
+                if remembered:
+                    remembered[:] = [(status if holder is rest else holder, key, value)
+                                     for holder, key, value in remembered]
     except DecodeError as exc:
         raise _failure(rt, whole, str(exc), origin) from None
     if not unknown and (scope is None or not scope.duplicates):

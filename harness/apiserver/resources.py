@@ -6,6 +6,7 @@ served version of every established CustomResourceDefinition.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -44,7 +45,10 @@ class ResourceType:
     selectable_fields: tuple[str, ...] = ()
     schema: dict[str, Any] | None = field(default=None, compare=False, hash=False)
 
-    @property
+    # The derived names are worked out once per resource (they are read several times by every
+    # write); the fields they come from never change (frozen), and the cached values are no fields
+    # (not compared, hashed or printed).
+    @functools.cached_property
     def api_version(self) -> str:
         return f"{self.group}/{self.version}" if self.group else self.version
 
@@ -56,7 +60,7 @@ class ResourceType:
     def list_kind(self) -> str:
         return f"{self.kind}List"
 
-    @property
+    @functools.cached_property
     def qualified(self) -> str:
         """``plural.group`` as used in error messages (``pods``, ``deployments.apps``)."""
         return f"{self.plural}.{self.group}" if self.group else self.plural

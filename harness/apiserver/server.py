@@ -118,6 +118,10 @@ def _suffix() -> str:
 
 # ObjectMeta fields that are omitempty: an empty list or map is not stored (so a strategic patch that
 # removes the last finalizer leaves no "finalizers": [] behind).
+# How many defaulted Pod specs, and copies of other remembered values, a server keeps for sharing
+# (forgotten all at once when full).
+PREPARED_SPECS = 256
+
 _OMITEMPTY_META = ("finalizers", "ownerReferences", "labels", "annotations", "managedFields")
 
 
@@ -179,6 +183,10 @@ class APIServer:
         self._admission_for: dict[tuple[str, str], tuple[Admission, ...]] = {}
         self._write_hooks: list[WriteHook] = []
         self._delete_preparers: list[tuple[str, str, DeletePreparer]] = []
+        # Remembered decoded PodSpec (by id) -> (it, the defaulted spec the Pods created from it share).
+        self._prepared_specs: dict[int, tuple[dict[str, Any], dict[str, Any]]] = {}
+        # Remembered decoded value (by id) -> (it, the copy the objects this server stores share).
+        self._shared_values: dict[int, tuple[Any, Any]] = {}
         for rt in builtins.BUILTINS:
             self.registry.add(rt)
         crd.install(self)
@@ -296,7 +304,7 @@ class APIServer:
 
     def _check_body(
         self, rt: ResourceType, body: Any, namespace: str | None, *, origin: str = decoding.BODY,
-        status_of: dict[str, Any] | None = None,
+        status_of: dict[str, Any] | None = None, remembered: list[tuple[dict[str, Any], str, Any]] | None = None,
     ) -> dict[str, Any]:
         if not isinstance(body, dict):
             raise errors.bad_request("the body of the request was not a JSON object")
@@ -315,7 +323,7 @@ class APIServer:
                 f"the kind in the data ({body['kind']}) does not match the expected kind ({rt.kind})"
             )
         # The decoded body is a private deep copy: it becomes the stored object without another copy.
-        obj = decoding.decode(rt, body, origin, status_of=status_of)
+        obj = decoding.decode(rt, body, origin, status_of=status_of, remembered=remembered)
         meta = obj.get("metadata")
         if meta is None:
             meta = {}
@@ -382,6 +390,40 @@ class APIServer:
             return validation.validate_pod_spec(obj.get("spec") or {})
         return []
 
+    def _shares_pod_specs(self, rt: ResourceType) -> bool:
+        """Whether a create of ``rt`` stores a spec shared with the Pods created from the same spec: a
+        Pod (its one PodSpec is its spec), with no admission plugin (one may change the spec in place)."""
+        return rt.kind == "Pod" and rt.group == "" and not rt.custom and not self._admission_plugins(rt)
+
+    def _prepared_spec(self, rt: ResourceType, decoded: dict[str, Any]) -> dict[str, Any]:
+        """The spec a create of ``rt`` stores for the remembered decoded spec ``decoded``: its copy with
+        the create-time defaults, made once and then shared by every Pod this server creates from that
+        spec (a stored object is never changed in place, so sharing what the Pods of one template hold
+        alike saves a copy of it per Pod). This server's own: no other server stores it."""
+        found = self._prepared_specs.get(id(decoded))
+        if found is not None and found[0] is decoded:
+            return found[1]
+        scratch: dict[str, Any] = {"spec": clone(decoded)}
+        defaults.prepare_for_create(rt.api_version, rt.kind, scratch)
+        if len(self._prepared_specs) >= PREPARED_SPECS:
+            self._prepared_specs.clear()
+        # (The decoded spec is held with its copy: its id stays its own while it is a key.)
+        self._prepared_specs[id(decoded)] = (decoded, scratch["spec"])
+        return scratch["spec"]  # type: ignore[no-any-return]
+
+    def _shared_copy(self, value: Any) -> Any:
+        """This server's copy of a value the decoding memo remembers, made once and shared by every
+        object it stores that value in (stored objects are never changed in place); no other server
+        stores it."""
+        found = self._shared_values.get(id(value))
+        if found is not None and found[0] is value:
+            return found[1]
+        if len(self._shared_values) >= PREPARED_SPECS:
+            self._shared_values.clear()
+        copy = clone(value)
+        self._shared_values[id(value)] = (value, copy)  # (the value held: its id stays its own)
+        return copy
+
     # -- create ------------------------------------------------------------------------------------
 
     def create(
@@ -421,7 +463,16 @@ class APIServer:
     ) -> dict[str, Any] | None:
         # ``applied``: the managedFields of an apply that creates the object (its Apply entry
         # owns the configuration only, not the defaults the server adds).
-        obj = self._check_body(rt, body, namespace)
+        # A Pod whose spec the decoding memo remembers (the Pods of one template) is handed that spec
+        # itself, to read only: it is replaced by this server's defaulted copy before anything changes it.
+        remembered: list[tuple[dict[str, Any], str, Any]] | None = [] if self._shares_pod_specs(rt) else None
+        obj = self._check_body(rt, body, namespace, remembered=remembered)
+        shared_spec = None
+        for holder, key, value in remembered or ():
+            if holder is obj and key == "spec":
+                shared_spec = value
+            else:
+                holder[key] = clone(value)  # (a status's conditions, dropped below: no copy kept)
         meta = obj["metadata"]
         ns = meta.get("namespace", "") if rt.namespaced else ""
         if rt.namespaced and not ns:
@@ -435,7 +486,9 @@ class APIServer:
             meta["name"] = meta["generateName"] + _suffix()
         # The uid first: the Job strategy writes it into the selector before validation.
         meta["uid"] = new_uid()
-        unprepared_spec = clone(obj.get("spec")) if generated else None
+        spec = obj.get("spec")
+        # (A remembered spec is never changed: it needs no copy to start a retry from.)
+        unprepared_spec = (spec if spec is shared_spec and spec is not None else clone(spec)) if generated else None
         defaults.prepare_before_validation(rt.api_version, rt.kind, obj)
         self._validate(rt, obj, None)
         self.check_namespace_for_create(rt, ns, meta["name"])
@@ -458,6 +511,8 @@ class APIServer:
             meta["generation"] = 1
         if rt.status and (rt.api_version, rt.kind) not in KEEP_STATUS_ON_CREATE:
             obj.pop("status", None)  # PrepareForCreate: what the creator says about status is dropped
+        if shared_spec is not None and obj.get("spec") is shared_spec:
+            obj["spec"] = self._prepared_spec(rt, shared_spec)
         defaults.prepare_for_create(rt.api_version, rt.kind, obj)
         self._admit("CREATE", rt, obj, None)
         managed = applied if applied is not None else managedfields.record_update(rt, None, obj, manager, self.now())
@@ -639,7 +694,12 @@ class APIServer:
                 and not self._mutating_admission(rt)):
             # Only the body's status is kept: what it repeats of the stored object is not decoded again.
             status_of = old
-        new = self._check_body(rt, body, namespace, status_of=status_of)
+        remembered: list[tuple[dict[str, Any], str, Any]] | None = [] if status_of is not None else None
+        new = self._check_body(rt, body, namespace, status_of=status_of, remembered=remembered)
+        for holder, key, value in remembered or ():
+            # A status write stores what it decoded as it is: a remembered value (a conditions list)
+            # becomes this server's copy of it, shared by every object it stores that value in.
+            holder[key] = self._shared_copy(value)
         new_meta = new["metadata"]  # _check_body made it a dict
         if new_meta.get("name") not in (None, name):
             raise errors.bad_request(
