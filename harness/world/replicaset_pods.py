@@ -6,8 +6,9 @@ A sync of upstream's ReplicaSet controller looks at every Pod of the set, and cr
 500 of them (``burstReplicas``): scaling a set of N Pods takes N/500 syncs, each O(N). Here a sync costs
 what changed since the last one, plus the Pods it deletes: ``SetPods`` classifies the Pods whose events
 came since (``dirty``), and ``Ranking`` hands out the first Pods of the deletion order without ranking the
-others. What the syncs write is the same: the equivalence is tested against the per-sync computation
-(tests/replicaset_reference.py).
+others (a group of its Pods is sorted again only after Pods joined it: a set that shrinks, as a rollout's
+old one, sorts each group once). What the syncs write is the same: the equivalence is tested against the
+per-sync computation (tests/replicaset_reference.py).
 """
 
 from __future__ import annotations
