@@ -68,6 +68,30 @@ def test_items_answer_as_a_sorted_scan_randomized() -> None:
         assert store.pods_on_node(node, namespace, after) == _reference(on_node, namespace, after)
 
 
+def test_keys_that_come_and_go_between_reads_answer_as_a_sorted_scan_randomized() -> None:
+    # Between two reads, from none to hundreds of keys come, go and come back (the notes a read puts in place
+    # one by one when few, by a sort when many), in namespaces of a few keys to a thousand.
+    rng = random.Random(11)
+    store = Store()
+    objects: dict[tuple[str, str], dict[str, Any]] = {}
+    names = [f"p-{i}" for i in range(1200)]
+    for _ in range(300):
+        for _ in range(rng.choice((0, 1, 2, 5, 40, 400))):
+            key = (rng.choice(NAMESPACES[:3]), rng.choice(names[: rng.choice((10, 100, 1200))]))
+            if key in objects and rng.random() < 0.45:
+                store.remove(PODS, key, _obj(store, key, ""))
+                del objects[key]
+            else:
+                objects[key] = store.put(PODS, key, _obj(store, key, ""))
+        if rng.random() < 0.02:
+            store.drop_resource(PODS)
+            objects.clear()
+        namespace = None if rng.random() < 0.3 else rng.choice(NAMESPACES)
+        after = _random_after(rng)
+        assert store.items(PODS, namespace, after) == _reference(objects, namespace, after)
+        assert store.items(PODS, namespace) == _reference(objects, namespace, None)
+
+
 def test_items_of_one_namespace_skip_the_others() -> None:
     store = Store()
     for ns in ("a", "b", "c"):

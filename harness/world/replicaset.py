@@ -10,6 +10,10 @@ pods that stop matching are released; a deleting ReplicaSet manages nothing. Sta
 ``minReadySeconds`` on the virtual clock) and ``observedGeneration``; a failed pod creation sets
 the ``ReplicaFailure`` condition. Knob: ``record_events`` (default True), ``enabled``.
 
+Each set's pods are kept as its syncs read them (harness/world/replicaset_pods.py): a sync works on the
+pods that changed since the last one and ranks only those it deletes, so scaling N pods by bursts of 500
+costs O(N) in all, not O(N) per burst; what it writes is what ranking and counting every pod gave.
+
 :class:`ReplicationControllerController` does the same for core/v1 ReplicationControllers, whose
 selector is a plain label map (upstream runs one implementation for both kinds too).
 """
@@ -17,7 +21,6 @@ selector is a plain label map (upstream runs one implementation for both kinds t
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
 from typing import Any
 
 from harness.client import NORMAL, WARNING, ApiError, Client, Controller, EventRecorder, Request, Result
@@ -36,6 +39,7 @@ from harness.kube.names.events import (
 )
 from harness.kube.selectors import LabelSelector, label_selector_from_dict
 from harness.world.kubelet import pod_condition, pod_is_terminal
+from harness.world.replicaset_pods import OwnRank, PodFacts, PodKey, Ranking, SetPods
 
 COMPONENT = "replicaset-controller"
 RC_API_VERSION = "v1"
@@ -45,7 +49,8 @@ RC_COMPONENT = "replication-controller"
 BURST_REPLICAS = 500
 POD_DELETION_COST_ANNOTATION = "controller.kubernetes.io/pod-deletion-cost"
 
-PodKey = tuple[str, str]
+# Scale-down rank of a pod's phase: Pending first, then Unknown, then Running (anything else as Pending).
+_PHASE_RANK = {POD_PENDING: 0, "Unknown": 1, POD_RUNNING: 2}
 
 
 def _controller_ref(obj: dict[str, Any]) -> dict[str, Any] | None:
@@ -97,17 +102,19 @@ def pod_from_template(owner: dict[str, Any], template: dict[str, Any]) -> dict[s
     return {"apiVersion": "v1", "kind": "Pod", "metadata": pod_meta, "spec": dict(template.get("spec") or {})}
 
 
-@dataclass(slots=True)
-class _PodFacts:
-    """What the controller needs of a pod, worked out once per watch event rather than per sync."""
-
-    active: bool
-    ready_since: float | None
-    labels: dict[str, str]
-    # Whether the labels match the controlling ReplicaSet's (immutable) selector; None until known.
-    matches: bool | None = None
-    # The pod's own part of its scale-down rank, worked out when first needed.
-    rank: tuple[Any, ...] | None = None
+def own_rank(pod: dict[str, Any], facts: PodFacts) -> OwnRank:
+    """The pod's own part of its scale-down rank: phase (Pending, Unknown, Running), not Ready before
+    Ready, deletion cost, more recently Ready, more restarts, newer, name (the Node's part is the set's)."""
+    meta, status = pod["metadata"], pod.get("status") or {}
+    try:
+        cost = int((meta.get("annotations") or {}).get(POD_DELETION_COST_ANNOTATION, "0"))
+    except ValueError:
+        cost = 0
+    ready = facts.ready_since
+    restarts = max((int(c.get("restartCount") or 0) for c in status.get("containerStatuses") or []), default=0)
+    created = -parse_rfc3339(meta["creationTimestamp"]) if meta.get("creationTimestamp") else 0.0
+    return (_PHASE_RANK.get(status.get("phase", POD_PENDING), 0), 0 if ready is None else 1, cost,
+            -(ready or 0.0), -restarts, created, meta["name"])
 
 
 class ReplicaSetController(Controller):
@@ -127,12 +134,14 @@ class ReplicaSetController(Controller):
         self._sets: dict[PodKey, dict[str, Any]] = {}
         self._selectors: dict[str, LabelSelector | None] = {}
         self._pods: dict[PodKey, dict[str, Any]] = {}
-        self._facts: dict[PodKey, _PodFacts] = {}
+        self._facts: dict[PodKey, PodFacts] = {}
         # Each cached pod's controller reference (None: no controller).
         self._refs: dict[PodKey, dict[str, Any] | None] = {}
         # Pods by their controller's uid, and pods without a controller, per namespace.
         self._owned: dict[str, set[PodKey]] = {}
         self._orphans: dict[str, set[PodKey]] = {}
+        # The owned pods of each set synced so far, as its syncs read them, by the set's uid.
+        self._states: dict[str, SetPods] = {}
 
     def setup(self) -> None:
         self.watch(self.client, self.api_version, self.kind, self._on_set)
@@ -146,6 +155,7 @@ class ReplicaSetController(Controller):
         if event == "DELETED":
             self._sets.pop(key, None)
             self._selectors.pop(meta.get("uid", ""), None)
+            self._states.pop(meta.get("uid", ""), None)
         else:
             self._sets[key] = rs
             self._selectors[meta["uid"]] = self._parse_selector(rs)
@@ -159,6 +169,12 @@ class ReplicaSetController(Controller):
             bucket = self._owned.get(uid)
             if bucket is None:
                 bucket = self._owned[uid] = set()
+            state = self._states.get(uid)
+            if state is not None:
+                if add:
+                    state.file(key)
+                else:
+                    state.drop(key)
         else:
             bucket = self._orphans.get(key[0])
             if bucket is None:
@@ -204,12 +220,12 @@ class ReplicaSetController(Controller):
                     requests.append(Request(*rs_key))
         return requests
 
-    def _facts_of(self, key: PodKey) -> _PodFacts:
+    def _facts_of(self, key: PodKey) -> PodFacts:
         """What a sync reads of a cached pod, worked out once per pod version."""
         facts = self._facts.get(key)
         if facts is None:
             pod = self._pods[key]
-            facts = _PodFacts(is_pod_active(pod), pod_ready_since(pod), pod["metadata"].get("labels") or {})
+            facts = PodFacts(is_pod_active(pod), pod_ready_since(pod), pod["metadata"].get("labels") or {})
             self._facts[key] = facts
         return facts
 
@@ -228,44 +244,63 @@ class ReplicaSetController(Controller):
         rs = self._sets.get((request.namespace, request.name))
         if rs is None:
             return None
-        selector = self._selectors.get(rs["metadata"]["uid"])
+        meta = rs["metadata"]
+        selector = self._selectors.get(meta["uid"])
         if selector is None or selector.empty:
             return None  # upstream refuses an empty selector: it would adopt every pod
-        claimed = self._claim(rs, selector)
-        facts_of = self._facts_of
-        active: list[PodKey] = []
-        active_facts: list[_PodFacts] = []
-        for key in claimed:
-            facts = facts_of(key)
-            if facts.active:
-                active.append(key)
-                active_facts.append(facts)
+        uid = meta["uid"]
+        state = self._states.get(uid)
+        if state is None:
+            state = self._states[uid] = SetPods(meta.get("namespace") or "", self._owned.get(uid, set()))
+        # The claim's order of the owned pods, which the ranking's ties follow (pods of another namespace only).
+        claim_order = list(self._owned.get(uid, ())) if state.foreign else None
+        self._classify(state, selector)
         failure: str | None = None
-        if not rs["metadata"].get("deletionTimestamp"):
-            # Creates only add pods (their events come later), deletes change none of the cached facts.
-            failure = self._manage(rs, active)
-        return self._write_status(rs, active, failure, active_facts)
+        if not meta.get("deletionTimestamp"):
+            self._release(rs, state)
+            adopted = self._adopt(rs, selector, state)
+            if claim_order is not None:
+                claim_order = [k for k in claim_order + adopted if k in state.active]
+            # Creates only add pods (their events come later), deletes change none of the counts.
+            failure = self._manage(rs, state, claim_order)
+        return self._write_status(rs, state, failure)
 
-    def _claim(self, rs: dict[str, Any], selector: LabelSelector) -> list[PodKey]:
-        """Keys of owned pods that still match, plus adopted orphans; owned pods that stopped
-        matching are released (``PodControllerRefManager.ClaimPods``)."""
-        meta = rs["metadata"]
-        namespace = meta.get("namespace") or ""
-        deleting = bool(meta.get("deletionTimestamp"))
-        out = []
-        for key in list(self._owned.get(meta["uid"], ())):
-            facts = self._facts_of(key)
+    def _classify(self, state: SetPods, selector: LabelSelector) -> None:
+        """Classify the pods whose versions the set has not seen: matching and active ones are counted,
+        those that stopped matching are to be released (``PodControllerRefManager.ClaimPods``)."""
+        if not state.dirty:
+            return
+        facts_of, pods = self._facts_of, self._pods
+        ranked = state.ranking is not None
+        for key in state.dirty:
+            facts = facts_of(key)
             if facts.matches is None:
                 facts.matches = selector.matches(facts.labels)
-            if facts.matches:
-                out.append(key)
-            elif not deleting:
-                pod = self._pods[key]
-                self._set_owner_refs(pod, [r for r in pod["metadata"].get("ownerReferences") or []
-                                           if r.get("uid") != meta["uid"]])
-        if deleting:
-            return out
-        for key in sorted(self._orphans.get(namespace, ())):
+            if key in state.active:
+                state.uncount(key)  # counted when adopted, before its labels were matched
+            if not facts.matches:
+                state.unmatched.add(key)
+            elif facts.active:
+                pod = pods[key]
+                own = self._own_rank(pod, facts) if ranked else None
+                state.count(key, facts, pod["spec"].get("nodeName") or "", own)
+        state.dirty.clear()
+
+    def _release(self, rs: dict[str, Any], state: SetPods) -> None:
+        """Release the owned pods that stopped matching, in the order the owned pods are filed."""
+        if not state.unmatched:
+            return
+        uid = rs["metadata"]["uid"]
+        for key in [k for k in self._owned.get(uid, ()) if k in state.unmatched]:
+            pod = self._pods[key]
+            self._set_owner_refs(pod, [r for r in pod["metadata"].get("ownerReferences") or [] if r.get("uid") != uid])
+
+    def _adopt(self, rs: dict[str, Any], selector: LabelSelector, state: SetPods) -> list[PodKey]:
+        """Adopt the orphans that match (by key order); their keys. They count at once, and their labels
+        are matched at the next sync, as any owned pod's new version."""
+        meta = rs["metadata"]
+        out = []
+        for key in sorted(self._orphans.get(meta.get("namespace") or "", ())):
             pod = self._pods[key]
             if pod["metadata"].get("deletionTimestamp") or not selector.matches(pod["metadata"].get("labels") or {}):
                 continue
@@ -275,6 +310,10 @@ class ReplicaSetController(Controller):
             if adopted is not None:
                 self._on_pod("MODIFIED", adopted)
                 out.append(key)
+                facts = self._facts_of(key)
+                if facts.active:
+                    state.count(key, facts, adopted["spec"].get("nodeName") or "",
+                                self._own_rank(adopted, facts) if state.ranking is not None else None)
         return out
 
     def _set_owner_refs(self, pod: dict[str, Any], refs: list[dict[str, Any]]) -> dict[str, Any] | None:
@@ -287,10 +326,10 @@ class ReplicaSetController(Controller):
                 return None  # gone or changed: the next event brings it back
             raise
 
-    def _manage(self, rs: dict[str, Any], active: list[PodKey]) -> str | None:
+    def _manage(self, rs: dict[str, Any], state: SetPods, claim_order: list[PodKey] | None) -> str | None:
         """Create or delete pods toward ``spec.replicas``; the error message of a failed create."""
         want = int((rs.get("spec") or {}).get("replicas", 1) or 0)
-        diff = len(active) - want
+        diff = len(state.active) - want
         if diff < 0:
             template = (rs.get("spec") or {}).get("template") or {}
             for _ in range(min(-diff, BURST_REPLICAS)):
@@ -307,9 +346,8 @@ class ReplicaSetController(Controller):
                     message = CREATED_POD_MESSAGE.format(name=pod["metadata"]["name"])
                     self.events.event(rs, NORMAL, SUCCESSFUL_CREATE, message)
         elif diff > 0:
-            doomed = self._deletion_order([self._pods[k] for k in active])[: min(diff, BURST_REPLICAS)]
-            for pod in doomed:
-                meta = pod["metadata"]
+            for key in self._doomed(state, min(diff, BURST_REPLICAS), claim_order):
+                meta = self._pods[key]["metadata"]
                 try:
                     self.client.delete("v1", "Pod", meta["name"], meta.get("namespace"))
                 except ApiError as err:
@@ -322,60 +360,44 @@ class ReplicaSetController(Controller):
                     self.events.event(rs, NORMAL, SUCCESSFUL_DELETE, DELETED_POD_MESSAGE.format(name=meta["name"]))
         return None
 
-    def _deletion_order(self, pods: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        """Pods to delete first come first (``ActivePodsWithRanks``, without the logarithmic buckets)."""
-        per_node: dict[str, int] = {}
-        for pod in pods:
-            node = pod["spec"].get("nodeName") or ""
-            per_node[node] = per_node.get(node, 0) + 1
-        phase_rank = {POD_PENDING: 0, "Unknown": 1, POD_RUNNING: 2}
+    def _own_rank(self, pod: dict[str, Any], facts: PodFacts) -> OwnRank:
+        """The pod's own part of its scale-down rank, once per pod version."""
+        if facts.rank is None:
+            facts.rank = own_rank(pod, facts)
+        return facts.rank
 
-        def own_rank(pod: dict[str, Any], facts: _PodFacts) -> tuple[Any, ...]:
-            meta, status = pod["metadata"], pod.get("status") or {}
-            try:
-                cost = int((meta.get("annotations") or {}).get(POD_DELETION_COST_ANNOTATION, "0"))
-            except ValueError:
-                cost = 0
-            ready = facts.ready_since
-            restarts = max((int(c.get("restartCount") or 0) for c in status.get("containerStatuses") or []), default=0)
-            created = -parse_rfc3339(meta["creationTimestamp"]) if meta.get("creationTimestamp") else 0.0
-            return (phase_rank.get(status.get("phase", POD_PENDING), 0), 0 if ready is None else 1, cost,
-                    -(ready or 0.0), -restarts, created, meta["name"])
+    def _doomed(self, state: SetPods, count: int, claim_order: list[PodKey] | None) -> list[PodKey]:
+        """The first ``count`` active pods of the deletion order (``ActivePodsWithRanks``, without the
+        logarithmic buckets). Ranked from the second scale-down sync of the set on without looking at
+        the pods that did not change."""
+        ranking = state.ranking
+        if ranking is None:
+            # Filed at the first scale-down: a set that only grows never ranks its pods.
+            ranking = state.ranking = Ranking()
+            pods = self._pods
+            for key, facts in state.active.items():
+                pod = pods[key]
+                ranking.add(key, pod["spec"].get("nodeName") or "", self._own_rank(pod, facts))
+        if claim_order is None:
+            return ranking.first(count)
+        # Pods of another namespace can share a name with the set's own, the rank's last word: ties then keep
+        # the claim's order, as a stable sort of every active pod does.
+        return sorted(claim_order, key=ranking.rank)[:count]
 
-        def rank(pod: dict[str, Any]) -> tuple[Any, ...]:
-            meta = pod["metadata"]
-            facts = self._facts_of((meta.get("namespace") or "", meta["name"]))
-            if facts.rank is None:
-                facts.rank = own_rank(pod, facts)
-            phase, ready, cost, ready_since, restarts, created, name = facts.rank
-            node = pod["spec"].get("nodeName") or ""
-            doubled_up = -per_node.get(node, 0) if node else 0
-            return (1 if node else 0, phase, ready, cost, doubled_up, ready_since, restarts, created, name)
-
-        return sorted(pods, key=rank)
-
-    def _write_status(self, rs: dict[str, Any], active: list[PodKey], failure: str | None,
-                      facts: list[_PodFacts]) -> Result | None:
-        """Write the status of ``rs`` from its ``active`` pods (whose facts, in the same order, are ``facts``)."""
+    def _write_status(self, rs: dict[str, Any], state: SetPods, failure: str | None) -> Result | None:
+        """Write the status of ``rs`` from its active pods' counts."""
         spec = rs.get("spec") or {}
         min_ready = float(spec.get("minReadySeconds") or 0)
         now = self.now()
         template_labels = list((((spec.get("template") or {}).get("metadata") or {}).get("labels") or {}).items())
-        ready_since = [f.ready_since for f in facts if f.ready_since is not None]
-        available = sum(1 for since in ready_since if min_ready <= 0 or since + min_ready <= now)
-        if any(v is None for _k, v in template_labels):
-            fully_labeled = sum(1 for f in facts if all(f.labels.get(k) == v for k, v in template_labels))
-        else:
-            # The same test in C: each (key, value) of the template is one of the pod's labels (a value that is
-            # None, which a missing label would equal, is counted as above).
-            wanted = dict(template_labels).items()
-            fully_labeled = sum(1 for f in facts if wanted <= f.labels.items())
+        fully_labeled = state.fully_labeled(template_labels)
+        available, wait = state.availability(min_ready, now)
         old = rs.get("status") or {}
-        status: dict[str, Any] = {"replicas": len(active)}
+        status: dict[str, Any] = {"replicas": len(state.active)}
         if fully_labeled:
             status["fullyLabeledReplicas"] = fully_labeled
-        if ready_since:
-            status["readyReplicas"] = len(ready_since)
+        if state.ready_total:
+            status["readyReplicas"] = state.ready_total
         if available:
             status["availableReplicas"] = available
         status["observedGeneration"] = rs["metadata"].get("generation", 1)
@@ -394,8 +416,7 @@ class ReplicaSetController(Controller):
         if failure is not None:
             return Result(requeue=True)  # retry the creation with back-off
         # Come back when the next Ready pod becomes available.
-        waits = [since + min_ready - now for since in ready_since if since + min_ready > now]
-        return Result(requeue_after=min(waits)) if waits else None
+        return Result(requeue_after=wait) if wait is not None else None
 
 
 
