@@ -12,6 +12,7 @@ of in the world. Scenarios tagged ``@wire`` are about the wire itself: they run 
 from __future__ import annotations
 
 import gc
+import sys
 from collections.abc import Iterator
 
 import pytest
@@ -84,7 +85,12 @@ GC_FIRST_GENERATION_THRESHOLD = 10_000
 # and at every full pass after. While a scenario runs, the threshold is only a bound for one that makes a
 # great deal; other tests of the session (tests/ beside features/) keep the one above.
 GC_SCENARIO_FIRST_GENERATION_THRESHOLD = 100_000
+# Every so many scenarios, what earlier ones set aside is looked at again (see pytest_runtest_protocol).
+GC_FULL_PASS_EVERY = 100
 _GC_BEFORE: list[tuple[int, int, int]] = []
+_SCENARIOS_ENDED = [0]
+# Where the interpreter keeps the last uncaught exception (last_exc: Python 3.12 on).
+_LAST_EXCEPTION = ("last_type", "last_value", "last_traceback", "last_exc")
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
@@ -110,6 +116,13 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> 
         yield
     finally:
         gc.set_threshold(*session)
+        # A failed scenario's traceback (kept for post-mortem debugging, which has run by now) holds its
+        # frames and so its World: frozen, it would stay until the session ends once the traceback goes.
+        for name in _LAST_EXCEPTION:
+            sys.__dict__.pop(name, None)
+        _SCENARIOS_ENDED[0] += 1
+        if _SCENARIOS_ENDED[0] % GC_FULL_PASS_EVERY == 0:
+            gc.unfreeze()  # a bound for anything else set aside alive and dropped later
         gc.collect()
         gc.freeze()
 

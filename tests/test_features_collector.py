@@ -4,7 +4,9 @@ what a scenario leaves must still be freed, once the scenario ends."""
 from __future__ import annotations
 
 import gc
+import sys
 import weakref
+from collections.abc import Iterator
 
 import pytest
 
@@ -15,6 +17,25 @@ class _Node:
     """Something that can refer to itself (a cycle only the cyclic collector frees)."""
 
     me: _Node | None = None
+
+
+@pytest.fixture(autouse=True)
+def _collector_as_it_was() -> Iterator[None]:
+    """The hook freezes what survives a scenario: the rest of this session gets its collector back."""
+    frozen, enabled = gc.get_freeze_count(), gc.isenabled()
+    yield
+    if not frozen:
+        gc.unfreeze()
+    if enabled:
+        gc.enable()
+
+
+def _end_scenario() -> None:
+    """One scenario's run through the hook, as pytest drives it."""
+    hook = features_conftest.pytest_runtest_protocol(item=None, nextitem=None)  # type: ignore[arg-type]
+    next(hook)
+    with pytest.raises(StopIteration):
+        hook.send(None)
 
 
 def test_a_scenario_ends_with_its_cyclic_garbage_freed_and_what_survives_set_aside(
@@ -43,6 +64,45 @@ def test_a_scenario_ends_with_its_cyclic_garbage_freed_and_what_survives_set_asi
         assert kept.me is kept
     finally:
         gc.enable()
+
+
+def test_a_failed_scenario_is_freed_at_its_end_although_its_traceback_was_kept(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # pytest keeps a failure's traceback for post-mortem debugging; its frames hold the scenario's World.
+    monkeypatch.setattr(features_conftest, "_GC_BEFORE", [gc.get_threshold()])
+    world = _Node()
+    world.me = world
+    freed = weakref.ref(world)
+    try:
+        raise AssertionError("a step failed")
+    except AssertionError as err:
+        held = err
+    sys.last_traceback = held.__traceback__
+    del world, held
+    try:
+        _end_scenario()
+        assert not hasattr(sys, "last_traceback")
+        assert freed() is None
+    finally:
+        sys.__dict__.pop("last_traceback", None)
+
+
+def test_what_was_set_aside_alive_and_dropped_later_is_freed_within_a_bound_of_scenarios(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(features_conftest, "_GC_BEFORE", [gc.get_threshold()])
+    monkeypatch.setattr(features_conftest, "GC_FULL_PASS_EVERY", 3)
+    monkeypatch.setattr(features_conftest, "_SCENARIOS_ENDED", [0])
+    holder = [_Node()]
+    holder[0].me = holder[0]
+    freed = weakref.ref(holder[0])
+    _end_scenario()  # alive at this end: set aside
+    holder.clear()  # garbage now, in the set-aside generation
+    _end_scenario()
+    assert freed() is not None  # not looked at again yet
+    _end_scenario()  # the third end looks at everything
+    assert freed() is None
 
 
 def test_outside_a_session_set_up_for_it_a_scenario_end_leaves_the_collector_alone(
