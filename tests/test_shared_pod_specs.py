@@ -18,7 +18,16 @@ from harness.apiserver import server as server_module
 from harness.apiserver.server import APIServer
 from harness.clock import VirtualClock
 from harness.kube import errors
+from harness.kube.objects import JsonMemo
 from tests import decoding_reference as reference
+
+
+@pytest.fixture(autouse=True)
+def _fresh_memos(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The decoding memos are the process's: each test starts with empty ones, so what the tests before it
+    decoded (and a memo filling up and clearing mid-test) does not change what it sees."""
+    monkeypatch.setattr(decoding, "_MEMO", JsonMemo(decoding._MEMO._limit))
+    monkeypatch.setattr(decoding, "_LIST_MEMO", JsonMemo(decoding._LIST_MEMO._limit))
 
 
 def _server(*, copying: bool = False) -> APIServer:
