@@ -88,9 +88,25 @@ def _options(rng: random.Random, client: InProcessClient, name: str) -> dict[str
     return options
 
 
-def _scenario(seed: int) -> dict[str, Any]:
+def _admitting(operation: str, rt: ResourceType, new: dict[str, Any] | None, old: dict[str, Any] | None) -> list[str]:
+    """A mutating admission plugin that edits the written status in place: the conditions the eviction sets
+    (members of the stored status the write starts from) and a field of its own on budgets."""
+    if operation == "UPDATE" and new is not None and isinstance(new.get("status"), dict):
+        status = new["status"]
+        for condition in status.get("conditions") or []:
+            if isinstance(condition, dict) and condition.get("type") in ("DisruptionTarget", "DisruptionAllowed"):
+                condition["message"] = f"{condition.get('message') or ''} (admitted)"
+        if rt.kind == "PodDisruptionBudget":
+            status["admitted"] = "yes"
+    return []
+
+
+def _scenario(seed: int, *, admission: bool = False) -> dict[str, Any]:
     rng = random.Random(seed)
     world = World(simulators=["disruption"])
+    if admission:
+        world.management.add_admission("", "Pod", _admitting)
+        world.management.add_admission("policy", "PodDisruptionBudget", _admitting)
     server_module._UID_RANDOM.seed(seed)  # (after the World: its first build draws uids for a snapshot)
     start = len(world.audit)  # the World's own objects: their uids come from before the seed
     client = world.client()
@@ -147,6 +163,19 @@ def test_evictions_write_their_status_as_the_body_path_did(seed: int, monkeypatc
     assert len(got["trail"]) == len(want["trail"])
     for mine, theirs in zip(got["trail"], want["trail"]):
         assert mine == theirs
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_evictions_under_a_mutating_admission_plugin_write_as_the_body_path_did(
+    seed: int, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The plugin edits in place what the write starts from: the body path (a copy) must be taken.
+    got = _scenario(seed, admission=True)
+    with monkeypatch.context() as patched:
+        patched.setattr(APIServer, "write_status", reference_write_status)
+        want = _scenario(seed, admission=True)
+    assert got == want
+    assert any("(admitted)" in record for record in got["trail"])
 
 
 def test_a_status_write_of_a_converted_kind_is_refused() -> None:
