@@ -1,7 +1,8 @@
 """The ReplicaSet simulator's controller as it was before its Pods were kept in a per-set index (main at
 06b12cd): every sync ranked every active Pod of the set for deletion and counted every one for status.
 tests/test_replicaset_index_equivalence.py runs it beside the simulator on random workloads and compares
-what they write. Kept verbatim but for the names it imports; not used by the harness."""
+what they write. Kept verbatim but for the names it imports and one later fix both share (an owned pod is matched again
+when a ReplicationController's selector changes); not used by the harness."""
 
 from __future__ import annotations
 
@@ -68,6 +69,7 @@ class ReplicaSetController(Controller):
         self.events = EventRecorder(client, self.component)
         self._sets: dict[PodKey, dict[str, Any]] = {}
         self._selectors: dict[str, LabelSelector | None] = {}
+        self._selector_sources: dict[str, Any] = {}
         self._pods: dict[PodKey, dict[str, Any]] = {}
         self._facts: dict[PodKey, _PodFacts] = {}
         # Each cached pod's controller reference (None: no controller).
@@ -90,6 +92,13 @@ class ReplicaSetController(Controller):
             self._selectors.pop(meta.get("uid", ""), None)
         else:
             self._sets[key] = rs
+            source = (rs.get("spec") or {}).get("selector")
+            if meta["uid"] in self._selector_sources and self._selector_sources[meta["uid"]] != source:
+                for pod_key in self._owned.get(meta["uid"], ()):  # the later fix, as the simulator has it
+                    facts = self._facts.get(pod_key)
+                    if facts is not None:
+                        facts.matches = None
+            self._selector_sources[meta["uid"]] = source
             self._selectors[meta["uid"]] = self._parse_selector(rs)
         return (Request(*key),)
 

@@ -197,3 +197,27 @@ def test_a_replication_controller_keeps_its_replicas_like_a_replica_set() -> Non
 def test_the_replication_controller_simulator_is_registered_under_its_name() -> None:
     world, _ = make_world(simulators=("replicationcontroller",), nodes=())
     assert isinstance(world.simulator("replicationcontroller"), ReplicationControllerController)
+
+
+def test_a_replication_controller_whose_selector_changes_releases_the_pods_it_no_longer_selects() -> None:
+    # Upstream claims the pods with the current selector at each sync: the old pods are released (their
+    # controller reference removed, left running) and the new template's pods are created in their place.
+    world, client = make_world(simulators=("scheduler", "kubelet", "replicationcontroller"))
+    client.create({"apiVersion": "v1", "kind": "ReplicationController",
+                   "metadata": {"name": "web", "namespace": DEFAULT_NAMESPACE},
+                   "spec": {"replicas": 2, "template": TEMPLATE}})
+    world.settle()
+    before = {p["metadata"]["name"] for p in pods(client)}
+    labels = {"app": "web", "tier": "front"}
+    client.patch("v1", "ReplicationController", "web",
+                 {"spec": {"selector": labels, "template": {"metadata": {"labels": labels}}}},
+                 namespace=DEFAULT_NAMESPACE, patch_type="application/merge-patch+json")
+    world.settle()
+    released = [p for p in pods(client) if p["metadata"]["name"] in before]
+    assert len(released) == 2 and not any(p["metadata"].get("ownerReferences") for p in released)
+    owned = [p for p in pods(client) if p["metadata"]["name"] not in before]
+    assert len(owned) == 2
+    assert all(p["metadata"]["labels"] == labels and p["metadata"]["ownerReferences"][0]["name"] == "web"
+               for p in owned)
+    status = client.get("v1", "ReplicationController", "web", DEFAULT_NAMESPACE)["status"]
+    assert (status["replicas"], status["fullyLabeledReplicas"]) == (2, 2)

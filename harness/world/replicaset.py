@@ -133,6 +133,8 @@ class ReplicaSetController(Controller):
         self.events = EventRecorder(client, self.component)
         self._sets: dict[PodKey, dict[str, Any]] = {}
         self._selectors: dict[str, LabelSelector | None] = {}
+        # Each set's selector as its spec gives it, to tell when it changes.
+        self._selector_sources: dict[str, Any] = {}
         self._pods: dict[PodKey, dict[str, Any]] = {}
         self._facts: dict[PodKey, PodFacts] = {}
         # Each cached pod's controller reference (None: no controller).
@@ -155,10 +157,22 @@ class ReplicaSetController(Controller):
         if event == "DELETED":
             self._sets.pop(key, None)
             self._selectors.pop(meta.get("uid", ""), None)
+            self._selector_sources.pop(meta.get("uid", ""), None)
             self._states.pop(meta.get("uid", ""), None)
         else:
+            uid = meta["uid"]
             self._sets[key] = rs
-            self._selectors[meta["uid"]] = self._parse_selector(rs)
+            source = (rs.get("spec") or {}).get("selector")
+            if uid in self._selector_sources and self._selector_sources[uid] != source:
+                # A new selector (a ReplicationController's may change): every owned pod is matched
+                # against it again at the next sync, as upstream's claim matches each pod at each sync.
+                self._states.pop(uid, None)
+                for pod_key in self._owned.get(uid, ()):
+                    facts = self._facts.get(pod_key)
+                    if facts is not None:
+                        facts.matches = None
+            self._selector_sources[uid] = source
+            self._selectors[uid] = self._parse_selector(rs)
         return (Request(*key),)
 
     def _index_under(self, key: PodKey, ref: dict[str, Any] | None, add: bool) -> None:
