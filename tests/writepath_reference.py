@@ -404,8 +404,9 @@ def _add_condition_and_delete(
     delete preconditions first), then the DELETE; on a dry run only the DELETE (which writes nothing)."""
     if not _is_dry_run(options):
         # The pod as a client sees it; the condition below changes only its status (its own copy).
-        latest = _with_own_status(server.present(builtins.POD, _preflight(server, namespace, name, options, user),
-                                                 shared=True))
+        # (APIServer.present(shared=True) then, which the server no longer offers: its _out is the same view.)
+        latest = _with_own_status(server._out(builtins.POD, _preflight(server, namespace, name, options, user),
+                                              shared=True))
         _set_disruption_target(latest, server.now())
         wants_rv = _rv_precondition(options) is not None
         updated = server.update_status(builtins.POD, namespace, name, latest, user=user, answer=wants_rv)

@@ -116,12 +116,12 @@ def _suffix() -> str:
     return "".join(random.choice("bcdfghjklmnpqrstvwxz2456789") for _ in range(5))
 
 
-# ObjectMeta fields that are omitempty: an empty list or map is not stored (so a strategic patch that
-# removes the last finalizer leaves no "finalizers": [] behind).
 # How many defaulted Pod specs, and copies of other remembered values, a server keeps for sharing
 # (forgotten all at once when full).
 PREPARED_SPECS = 256
 
+# ObjectMeta fields that are omitempty: an empty list or map is not stored (so a strategic patch that
+# removes the last finalizer leaves no "finalizers": [] behind).
 _OMITEMPTY_META = ("finalizers", "ownerReferences", "labels", "annotations", "managedFields")
 
 
@@ -322,7 +322,8 @@ class APIServer:
             raise errors.bad_request(
                 f"the kind in the data ({body['kind']}) does not match the expected kind ({rt.kind})"
             )
-        # The decoded body is a private deep copy: it becomes the stored object without another copy.
+        # The decoded body is a private deep copy (but for the memo's values listed in ``remembered``, read
+        # only until the caller swaps in copies of its own): it becomes the stored object without another copy.
         obj = decoding.decode(rt, body, origin, status_of=status_of, remembered=remembered)
         meta = obj.get("metadata")
         if meta is None:
@@ -1181,10 +1182,9 @@ class APIServer:
         replaces a stored object and never changes it, so it is a safe ``old`` for :meth:`write`."""
         return self._get_stored(rt, namespace, name)
 
-    def present(self, rt: ResourceType, obj: dict[str, Any], *, shared: bool = False) -> dict[str, Any]:
-        """A stored-form object as a client sees it (a copy at the resource's apiVersion).
-        ``shared``: a shallow view whose nested values are the stored object's (see :meth:`_out`)."""
-        return self._out(rt, obj, shared=shared)
+    def present(self, rt: ResourceType, obj: dict[str, Any]) -> dict[str, Any]:
+        """A stored-form object as a client sees it (a copy at the resource's apiVersion)."""
+        return self._out(rt, obj)
 
     def select(
         self, rt: ResourceType, namespace: str | None, predicate: Callable[[dict[str, Any]], bool], *,

@@ -201,7 +201,8 @@ def _matching_pdbs(server: APIServer, pod: dict[str, Any]) -> list[dict[str, Any
 def _with_own_conditions(view: dict[str, Any]) -> dict[str, Any]:
     """``view`` (a dict of its own over a stored pod's values) with a status and a list of conditions
     of its own: all :func:`_set_disruption_target` changes (it replaces or appends a condition, never
-    edits one). The update decodes its body into a private copy, so the rest may stay shared."""
+    edits one). The rest stays shared: the status write stores what it is given, and stored values are
+    replaced, never edited in place."""
     if "status" in view:
         status = view["status"]
         if type(status) is dict:
