@@ -126,8 +126,12 @@ class WorldServer:
         self._switch.app = create_app(world)
 
     def stop(self, timeout: float = STOP_SECONDS) -> None:
-        """Stop serving and wait for the server's thread; RuntimeError if it does not end."""
-        self.server.stop(timeout)
+        """Stop serving and wait for the server's thread; RuntimeError if it does not end. The world
+        served last is let go (a stopped server keeps none alive)."""
+        try:
+            self.server.stop(timeout)
+        finally:
+            self._switch.app = None
         if self.server.thread is not None and self.server.thread.is_alive():
             raise RuntimeError(f"the server on {self.base_url} did not stop within {timeout} s")
 

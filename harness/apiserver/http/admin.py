@@ -55,19 +55,23 @@ for a foreign ``Origin``), and with a token every path but the docs needs it (40
 from __future__ import annotations
 
 import asyncio
+import functools
 import math
 import threading
 import time
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 from typing import Annotated, Any
 
+import fastapi_offline
 from fastapi import APIRouter, Body, FastAPI, Query, Request
 from fastapi.exceptions import RequestValidationError
+from fastapi.openapi.docs import get_swagger_ui_html, get_swagger_ui_oauth2_redirect_html
 from fastapi.routing import APIRoute
-from fastapi_offline import FastAPIOffline
+from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 from starlette.exceptions import HTTPException
-from starlette.responses import Response
+from starlette.responses import HTMLResponse, Response
 
 from harness.apiserver import faults
 from harness.apiserver.clusters import MANAGEMENT, cluster_path
@@ -473,16 +477,42 @@ async def _bug(request: Request, exc: Exception) -> Response:
     return internal_error(exc)
 
 
+# The Swagger UI files fastapi-offline bundles (its own pages' endpoints close over their app).
+_SWAGGER_UI_FILES = (Path(fastapi_offline.__file__).parent / "static").as_posix()
+
+
+async def _docs_page(request: Request) -> HTMLResponse:
+    app: FastAPI = request.app
+    root = request.scope.get("root_path")
+    return get_swagger_ui_html(
+        openapi_url=f"{root}{app.openapi_url}", title=app.title + " - Swagger UI",
+        oauth2_redirect_url=app.swagger_ui_oauth2_redirect_url,
+        swagger_js_url=f"{root}{DOCS_ASSETS_PATH}/swagger-ui-bundle.js",
+        swagger_css_url=f"{root}{DOCS_ASSETS_PATH}/swagger-ui.css",
+        swagger_favicon_url=f"{root}{DOCS_ASSETS_PATH}/favicon.png", swagger_ui_parameters=app.swagger_ui_parameters,
+    )
+
+
+async def _docs_oauth2_redirect() -> HTMLResponse:
+    return get_swagger_ui_oauth2_redirect_html()
+
+
 def typed_app(title: str, description: str, *, prefix: str, token: str | None = None) -> FastAPI:
     """A FastAPI app for an admin API mounted at ``prefix``: OpenAPI at ``openapi.json``, docs
     (Swagger UI from files bundled by fastapi-offline, no CDN) at ``docs``; JSON bodies read by
     the facade's bounded decoder; every error a Kubernetes ``Status``; the browser checks of
     :mod:`~harness.apiserver.http.guard`, and ``token`` (when given) required everywhere but
     the docs."""
-    app = FastAPIOffline(
-        title=title, version="v1", description=description, openapi_url=OPENAPI_PATH, docs_url=DOCS_PATH,
-        redoc_url=None, static_url=DOCS_ASSETS_PATH,
-    )
+    app = FastAPI(title=title, version="v1", description=description, openapi_url=OPENAPI_PATH, docs_url=None,
+                  redoc_url=None)
+    # The docs page as fastapi-offline serves it (Swagger UI from its bundled files, no CDN), with
+    # endpoints defined once (see AdminState: FastAPI's caches would keep a per-app closure's app alive).
+    app.mount(DOCS_ASSETS_PATH, StaticFiles(directory=_SWAGGER_UI_FILES), name="static-offline-docs")
+    app.add_api_route(DOCS_PATH, _docs_page, methods=["GET"], include_in_schema=False,
+                      name="custom_swagger_ui_html")
+    assert app.swagger_ui_oauth2_redirect_url is not None
+    app.add_api_route(app.swagger_ui_oauth2_redirect_url, _docs_oauth2_redirect, methods=["GET"],
+                      include_in_schema=False, name="swagger_ui_redirect")
     app.router.route_class = JSONBodyRoute
     app.exception_handlers.update({
         RequestValidationError: _validation_failed, errors.StatusError: _status_failed,
@@ -504,6 +534,142 @@ def typed_app(title: str, description: str, *, prefix: str, token: str | None = 
     return app
 
 
+class AdminState:
+    """What the admin API's endpoints serve, kept on the app (``app.state.admin``): the endpoints are
+    module-level functions that read it from the request. FastAPI caches what it learns of each
+    endpoint function in process-wide caches (fastapi/dependencies/models.py, thousands of entries)
+    keyed by the function, so an endpoint that closed over its world would keep the world, its
+    stores and its audit trail alive long after its server stopped."""
+
+    def __init__(self, world: ServedWorld, watches: WatchHub | None, stopping: threading.Event) -> None:
+        self.world = world
+        self.watches = watches
+        self.stopping = stopping
+        # One advance at a time.
+        self.advancing = asyncio.Lock()
+
+
+def _state(request: Request) -> AdminState:
+    state: AdminState = request.app.state.admin
+    return state
+
+
+def _world(request: Request) -> ServedWorld:
+    return _state(request).world
+
+
+# Every handler is ``async``: the world is only ever touched from the event loop's thread. Each is
+# defined once, here, and finds its world through the request (see AdminState).
+
+
+async def _api_get_clock(request: Request) -> dict[str, Any]:
+    return _clock(_world(request))
+
+
+async def _api_advance(request: Request, body: Advance) -> dict[str, Any]:
+    state = _state(request)
+    async with state.advancing:
+        target = advance_target(state.world.now(), body.seconds, body.to)
+        wrote = await advance_in_slices(state.world, target, stop_after_write=body.stopAfterWrite,
+                                        stopping=state.stopping)
+    return {**_clock(state.world), "wrote": wrote}
+
+
+async def _api_audit(
+    request: Request,
+    since: Annotated[int, Query(ge=0, description="skip the first N records")] = 0,
+    cluster: str | None = None, resource: str | None = None, verb: str | None = None,
+    namespace: str | None = None, name: str | None = None,
+    diff: Annotated[str | None, Query(description="false: leave the diffs out")] = None,
+    objects: Annotated[str | None, Query(description="true: add each record's old and new object")] = None,
+) -> dict[str, Any]:
+    return _audit(_world(request), request, since)
+
+
+async def _api_get_watches(request: Request) -> dict[str, Any]:
+    watches = _state(request).watches
+    return {"items": watches.streams() if watches is not None else []}
+
+
+async def _api_get_faults(request: Request) -> dict[str, Any]:
+    return faults.injector_of(_world(request).clusters).to_dict()
+
+
+async def _api_add_fault(
+    request: Request, rule: Annotated[dict[str, Any], Body(description="a fault rule (faults.py)")]
+) -> Response:
+    try:
+        added = faults.injector_of(_world(request).clusters).add(rule)
+    except faults.FaultRuleError as err:
+        raise errors.bad_request(str(err)) from None
+    return json_response(added.to_dict(), 201)
+
+
+async def _api_clear_faults(request: Request) -> dict[str, Any]:
+    injector = faults.injector_of(_world(request).clusters)
+    injector.clear()
+    return injector.to_dict()
+
+
+async def _api_compact(request: Request, body: ClusterRef) -> dict[str, Any]:
+    world = _world(request)
+    cluster = _cluster(world, body.cluster) or MANAGEMENT
+    server = world.clusters.get(cluster)
+    assert server is not None  # _cluster checked it
+    server.store.compact()
+    return {"cluster": cluster, "resourceVersion": str(server.store.resource_version)}
+
+
+async def _api_restart(request: Request, body: Restart) -> dict[str, Any]:
+    return _restart_controllers(_world(request), body.names)
+
+
+async def _api_add_cluster(request: Request, body: NewCluster) -> dict[str, Any]:
+    check_cluster_name(body.name)
+    if body.name == MANAGEMENT:
+        raise errors.bad_request(CLUSTER_NAME_INVALID.format(body.name, "the management cluster always exists"))
+    _world(request).add_cluster(body.name)
+    return {"name": body.name, "path": cluster_path(body.name)}
+
+
+async def _api_configure(request: Request, name: str, body: SimulatorSettings) -> dict[str, Any]:
+    return _configure(_world(request), name, body)
+
+
+async def _api_call(request: Request, name: str, body: SimulatorCall) -> dict[str, Any]:
+    return _call(_world(request), name, body)
+
+
+@functools.cache
+def _admin_router() -> APIRouter:
+    # Built once: it holds nothing of any world, and every app copies its routes. Each route keeps the
+    # name its endpoint had when it was a closure, so the OpenAPI document's operationIds stay the same.
+    router = APIRouter(route_class=JSONBodyRoute)
+    router.get("/clock", response_model=Clock, summary="the virtual clock", name="get_clock")(_api_get_clock)
+    router.post("/clock/advance", response_model=Advanced, summary="move the clock forward and settle",
+                name="advance")(_api_advance)
+    router.get("/audit", response_model=AuditList, summary="the audit trail of every write",
+               name="audit")(_api_audit)
+    router.get("/watches", response_model=WatchList, summary="the watch streams served",
+               name="get_watches")(_api_get_watches)
+    router.get("/faults", response_model=FaultList, summary="fault rules and the faults they injected",
+               name="get_faults")(_api_get_faults)
+    router.post("/faults", status_code=201, summary="add a fault rule", name="add_fault")(_api_add_fault)
+    router.delete("/faults", response_model=FaultList, summary="clear fault rules and records",
+                  name="clear_faults")(_api_clear_faults)
+    router.post("/compact", response_model=Compacted, summary="compact a cluster's storage history",
+                name="compact")(_api_compact)
+    router.post("/controllers/restart", response_model=Restarted, summary="restart reference controllers",
+                name="restart")(_api_restart)
+    router.post("/clusters", response_model=ClusterCreated, summary="create a workload cluster",
+                name="add_cluster")(_api_add_cluster)
+    router.post("/simulators/{name}", response_model=SimulatorConfigured, summary="switch or tune a simulator",
+                name="configure")(_api_configure)
+    router.post("/simulators/{name}/call", response_model=CallResult, summary="call a simulator's method",
+                name="call")(_api_call)
+    return router
+
+
 def create_admin_app(
     world: ServedWorld,
     watches: WatchHub | None = None,
@@ -513,88 +679,12 @@ def create_admin_app(
 ) -> FastAPI:
     """The admin API as a FastAPI app, to mount at :data:`ADMIN_PREFIX`. ``token``: every request
     but the docs must carry it; ``stopping``: set when the server shuts down (an advance then
-    stops between slices)."""
-    stopping = stopping if stopping is not None else threading.Event()
-    advancing = asyncio.Lock()
+    stops between slices). ``app.state.admin`` holds what the endpoints serve (:class:`AdminState`)."""
     app = typed_app(
         "lifecycle-tck admin API",
         "The world's clock, audit trail, simulators, clusters and faults. Errors are Kubernetes Status objects.",
         prefix=ADMIN_PREFIX, token=token,
     )
-    router = APIRouter(route_class=JSONBodyRoute)
-    # Every handler is ``async``: the world is only ever touched from the event loop's thread.
-
-    @router.get("/clock", response_model=Clock, summary="the virtual clock")
-    async def get_clock() -> dict[str, Any]:
-        return _clock(world)
-
-    @router.post("/clock/advance", response_model=Advanced, summary="move the clock forward and settle")
-    async def advance(body: Advance) -> dict[str, Any]:
-        async with advancing:
-            target = advance_target(world.now(), body.seconds, body.to)
-            wrote = await advance_in_slices(world, target, stop_after_write=body.stopAfterWrite, stopping=stopping)
-        return {**_clock(world), "wrote": wrote}
-
-    @router.get("/audit", response_model=AuditList, summary="the audit trail of every write")
-    async def audit(
-        request: Request,
-        since: Annotated[int, Query(ge=0, description="skip the first N records")] = 0,
-        cluster: str | None = None, resource: str | None = None, verb: str | None = None,
-        namespace: str | None = None, name: str | None = None,
-        diff: Annotated[str | None, Query(description="false: leave the diffs out")] = None,
-        objects: Annotated[str | None, Query(description="true: add each record's old and new object")] = None,
-    ) -> dict[str, Any]:
-        return _audit(world, request, since)
-
-    @router.get("/watches", response_model=WatchList, summary="the watch streams served")
-    async def get_watches() -> dict[str, Any]:
-        return {"items": watches.streams() if watches is not None else []}
-
-    @router.get("/faults", response_model=FaultList, summary="fault rules and the faults they injected")
-    async def get_faults() -> dict[str, Any]:
-        return faults.injector_of(world.clusters).to_dict()
-
-    @router.post("/faults", status_code=201, summary="add a fault rule")
-    async def add_fault(rule: Annotated[dict[str, Any], Body(description="a fault rule (faults.py)")]) -> Response:
-        try:
-            added = faults.injector_of(world.clusters).add(rule)
-        except faults.FaultRuleError as err:
-            raise errors.bad_request(str(err)) from None
-        return json_response(added.to_dict(), 201)
-
-    @router.delete("/faults", response_model=FaultList, summary="clear fault rules and records")
-    async def clear_faults() -> dict[str, Any]:
-        injector = faults.injector_of(world.clusters)
-        injector.clear()
-        return injector.to_dict()
-
-    @router.post("/compact", response_model=Compacted, summary="compact a cluster's storage history")
-    async def compact(body: ClusterRef) -> dict[str, Any]:
-        cluster = _cluster(world, body.cluster) or MANAGEMENT
-        server = world.clusters.get(cluster)
-        assert server is not None  # _cluster checked it
-        server.store.compact()
-        return {"cluster": cluster, "resourceVersion": str(server.store.resource_version)}
-
-    @router.post("/controllers/restart", response_model=Restarted, summary="restart reference controllers")
-    async def restart(body: Restart) -> dict[str, Any]:
-        return _restart_controllers(world, body.names)
-
-    @router.post("/clusters", response_model=ClusterCreated, summary="create a workload cluster")
-    async def add_cluster(body: NewCluster) -> dict[str, Any]:
-        check_cluster_name(body.name)
-        if body.name == MANAGEMENT:
-            raise errors.bad_request(CLUSTER_NAME_INVALID.format(body.name, "the management cluster always exists"))
-        world.add_cluster(body.name)
-        return {"name": body.name, "path": cluster_path(body.name)}
-
-    @router.post("/simulators/{name}", response_model=SimulatorConfigured, summary="switch or tune a simulator")
-    async def configure(name: str, body: SimulatorSettings) -> dict[str, Any]:
-        return _configure(world, name, body)
-
-    @router.post("/simulators/{name}/call", response_model=CallResult, summary="call a simulator's method")
-    async def call(name: str, body: SimulatorCall) -> dict[str, Any]:
-        return _call(world, name, body)
-
-    app.include_router(router)
+    app.state.admin = AdminState(world, watches, stopping if stopping is not None else threading.Event())
+    app.include_router(_admin_router())
     return app

@@ -23,6 +23,7 @@ dropped, with no answer), so the caller, which measures its deadline on that clo
 from __future__ import annotations
 
 import asyncio
+import functools
 from collections.abc import Callable
 from typing import Any, Protocol
 
@@ -109,51 +110,70 @@ async def _hang(seconds: float, hangs: VirtualHangs | None, request: Request) ->
     return False
 
 
+# The endpoints are module-level functions that find the responder (and the hangs) on the app
+# (``app.state``): FastAPI caches what it learns of each endpoint function in process-wide caches keyed by
+# the function, so an endpoint that closed over them would keep them, and the world whose clock the hangs
+# move, alive long after the extension stopped.
+
+
+async def _body(request: Request) -> dict[str, Any] | None:
+    raw = await request.body()
+    if len(raw) > MAX_BODY_BYTES:
+        return None
+    try:
+        body = parsing.loads_json(raw)
+    except parsing.DecodeError:
+        return None
+    return body if isinstance(body, dict) else None
+
+
+def _responder(request: Request) -> HookResponder:
+    responder: HookResponder = request.app.state.responder
+    return responder
+
+
+async def _discovery(request: Request) -> Response:
+    responder = _responder(request)
+    response = responder.discovery_response(request.query_params.get(TIMEOUT_PARAMETER, ""))
+    if responder.discovery_behaviour == HANG and await _hang(
+            responder.discovery_hang_seconds, request.app.state.hangs, request):
+        return Response(status_code=CANCELLED_STATUS)
+    return JSONResponse(response)
+
+
+async def _hook_call(hook: str, handler: str, request: Request) -> Response:
+    responder = _responder(request)
+    name = _HOOKS_BY_PATH.get(hook)
+    if name is None:
+        return PlainTextResponse(f"unknown hook {hook}", status_code=404)
+    body = await _body(request)
+    if body is None:
+        return PlainTextResponse(BAD_REQUEST, status_code=400)
+    answer = responder.answer(name, handler, body, request.query_params.get(TIMEOUT_PARAMETER, ""))
+    if answer.behaviour == HANG:
+        if await _hang(responder.hang_seconds, request.app.state.hangs, request):
+            return Response(status_code=CANCELLED_STATUS)
+        return JSONResponse({"status": "Success"})
+    if answer.behaviour == REDIRECT:
+        return RedirectResponse(REDIRECT_TARGET, status_code=307)
+    if answer.behaviour == GARBAGE:
+        return PlainTextResponse(GARBAGE_BODY)
+    if answer.behaviour == ERROR:
+        return PlainTextResponse(ERROR_BODY, status_code=500)
+    if answer.behaviour == NO_STATUS:
+        return JSONResponse({})
+    return JSONResponse(answer.response)
+
+
 def create_app(responder: HookResponder, hangs: VirtualHangs | None = None) -> FastAPI:
-    """The extension's app, answering from ``responder``; hangs on ``hangs``'s clock when given."""
+    """The extension's app, answering from ``responder``; hangs on ``hangs``'s clock when given
+    (``app.state.responder``, ``app.state.hangs``; the admin app mounted at ``/admin`` has the responder too)."""
     app = FastAPI(title="lifecycle-tck reference Runtime Extension", docs_url=None, redoc_url=None,
                   openapi_url=None)
-
-    async def _body(request: Request) -> dict[str, Any] | None:
-        raw = await request.body()
-        if len(raw) > MAX_BODY_BYTES:
-            return None
-        try:
-            body = parsing.loads_json(raw)
-        except parsing.DecodeError:
-            return None
-        return body if isinstance(body, dict) else None
-
-    @app.post(f"{HOOKS_PREFIX}/{DISCOVERY.lower()}")
-    async def discovery(request: Request) -> JSONResponse:
-        response = responder.discovery_response(request.query_params.get(TIMEOUT_PARAMETER, ""))
-        if responder.discovery_behaviour == HANG and await _hang(responder.discovery_hang_seconds, hangs, request):
-            return Response(status_code=CANCELLED_STATUS)
-        return JSONResponse(response)
-
-    @app.post(HOOKS_PREFIX + "/{hook}/{handler}")
-    async def hook_call(hook: str, handler: str, request: Request) -> Response:
-        name = _HOOKS_BY_PATH.get(hook)
-        if name is None:
-            return PlainTextResponse(f"unknown hook {hook}", status_code=404)
-        body = await _body(request)
-        if body is None:
-            return PlainTextResponse(BAD_REQUEST, status_code=400)
-        answer = responder.answer(name, handler, body, request.query_params.get(TIMEOUT_PARAMETER, ""))
-        if answer.behaviour == HANG:
-            if await _hang(responder.hang_seconds, hangs, request):
-                return Response(status_code=CANCELLED_STATUS)
-            return JSONResponse({"status": "Success"})
-        if answer.behaviour == REDIRECT:
-            return RedirectResponse(REDIRECT_TARGET, status_code=307)
-        if answer.behaviour == GARBAGE:
-            return PlainTextResponse(GARBAGE_BODY)
-        if answer.behaviour == ERROR:
-            return PlainTextResponse(ERROR_BODY, status_code=500)
-        if answer.behaviour == NO_STATUS:
-            return JSONResponse({})
-        return JSONResponse(answer.response)
-
+    app.state.responder = responder
+    app.state.hangs = hangs
+    app.post(f"{HOOKS_PREFIX}/{DISCOVERY.lower()}", name="discovery")(_discovery)
+    app.post(HOOKS_PREFIX + "/{hook}/{handler}", name="hook_call")(_hook_call)
     app.mount(ADMIN_PREFIX, _admin_app(responder))
     return app
 
@@ -190,39 +210,52 @@ class Calls(BaseModel):
     items: list[dict[str, Any]]
 
 
+async def _calls(request: Request, hook: str | None = None) -> dict[str, Any]:
+    return {"items": [c.to_dict() for c in _responder(request).calls_of(hook)]}
+
+
+async def _answers(request: Request, body: Answer) -> dict[str, Any]:
+    try:
+        _responder(request).script(body.hook, response=body.response, behaviour=body.behaviour,
+                                   cluster=body.cluster or ANY_CLUSTER)
+    except ValueError as err:
+        raise errors.bad_request(str(err)) from None
+    return {"ok": True}
+
+
+async def _set_discovery(request: Request, body: Discovery) -> dict[str, Any]:
+    responder = _responder(request)
+    try:
+        responder.set_discovery_behaviour(body.behaviour)
+    except ValueError as err:
+        raise errors.bad_request(str(err)) from None
+    response = body.model_dump(exclude={"behaviour"})
+    responder.set_discovery(response or None)
+    return {"ok": True}
+
+
+async def _reset(request: Request) -> dict[str, Any]:
+    _responder(request).reset()
+    return {"ok": True}
+
+
+@functools.cache
+def _admin_router() -> APIRouter:
+    # Built once (it holds nothing of any responder); the routes keep the names their endpoints had as
+    # closures, so the OpenAPI document's operationIds stay the same.
+    router = APIRouter(route_class=JSONBodyRoute)
+    router.get("/calls", response_model=Calls, summary="the calls received", name="calls")(_calls)
+    router.post("/answers", response_model=Done, summary="script a hook's answer", name="answers")(_answers)
+    router.post("/discovery", response_model=Done, summary="set the discovery answer",
+                name="set_discovery")(_set_discovery)
+    router.post("/reset", response_model=Done, summary="forget answers, discovery and calls", name="reset")(_reset)
+    return router
+
+
 def _admin_app(responder: HookResponder) -> FastAPI:
     app = typed_app("lifecycle-tck reference Runtime Extension admin API",
                     "Script the extension's answers and read the calls it received. Errors are Kubernetes Status "
                     "objects.", prefix=ADMIN_PREFIX)
-    router = APIRouter(route_class=JSONBodyRoute)
-
-    @router.get("/calls", response_model=Calls, summary="the calls received")
-    async def calls(hook: str | None = None) -> dict[str, Any]:
-        return {"items": [c.to_dict() for c in responder.calls_of(hook)]}
-
-    @router.post("/answers", response_model=Done, summary="script a hook's answer")
-    async def answers(body: Answer) -> dict[str, Any]:
-        try:
-            responder.script(body.hook, response=body.response, behaviour=body.behaviour,
-                             cluster=body.cluster or ANY_CLUSTER)
-        except ValueError as err:
-            raise errors.bad_request(str(err)) from None
-        return {"ok": True}
-
-    @router.post("/discovery", response_model=Done, summary="set the discovery answer")
-    async def set_discovery(body: Discovery) -> dict[str, Any]:
-        try:
-            responder.set_discovery_behaviour(body.behaviour)
-        except ValueError as err:
-            raise errors.bad_request(str(err)) from None
-        response = body.model_dump(exclude={"behaviour"})
-        responder.set_discovery(response or None)
-        return {"ok": True}
-
-    @router.post("/reset", response_model=Done, summary="forget answers, discovery and calls")
-    async def reset() -> dict[str, Any]:
-        responder.reset()
-        return {"ok": True}
-
-    app.include_router(router)
+    app.state.responder = responder
+    app.include_router(_admin_router())
     return app
