@@ -153,9 +153,30 @@ def _version_part(crd: dict[str, Any], version: dict[str, Any], key: str) -> Any
     return value
 
 
+# The resource types made of each CRD spec, by the spec's identity (held, so its id stays its own): the
+# worlds replaying the packaged CRDs share their specs (harness/world/crd_snapshot.py), and each world
+# registered the same kinds from them again (about 18 CRD writes per World). A ResourceType is frozen and
+# its schema is the stored spec's own (a stored object is never changed in place), so the worlds may share
+# them: each keeps its own registry of them.
+_TYPES_OF_SPEC: dict[int, tuple[dict[str, Any], tuple[ResourceType, ...]]] = {}
+_TYPES_OF_SPEC_KEPT = 256
+
+
 def resource_types(crd: dict[str, Any]) -> list[ResourceType]:
     """One :class:`ResourceType` per served version of ``crd``, in ``spec.versions`` order."""
     spec = _dict(crd.get("spec"))
+    found = _TYPES_OF_SPEC.get(id(spec))
+    if found is not None and found[0] is spec:
+        return list(found[1])
+    out = _resource_types(spec)
+    if len(_TYPES_OF_SPEC) >= _TYPES_OF_SPEC_KEPT:
+        _TYPES_OF_SPEC.clear()
+    _TYPES_OF_SPEC[id(spec)] = (spec, tuple(out))
+    return out
+
+
+def _resource_types(spec: dict[str, Any]) -> list[ResourceType]:
+    crd = {"spec": spec}  # what _version_part falls back to
     names = _dict(spec.get("names"))
     group, kind, plural = _str(spec.get("group")), _str(names.get("kind")), _str(names.get("plural"))
     if not group or not kind or not plural:
