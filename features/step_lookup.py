@@ -79,6 +79,46 @@ def _matches(parser: Any, text: str) -> bool:
     return known[1]
 
 
+# Per state of the registries (as _INDEX) and step type: the definitions' parsers by the text every step
+# they match starts with (see by_prefix).
+Buckets = dict[str, list[tuple[int, str, Any]]]
+_BUCKETS: dict[tuple[int, int, int], dict[str, Buckets]] = {}
+
+
+def by_prefix(entries: tuple[tuple[str, tuple[Any, ...]], ...]) -> Buckets:
+    """The parsers of ``entries`` (names with their definitions' parsers, as :func:`_index` lists them), each
+    as (the name's position, the name, the parser), grouped by the lowercased text every step the parser
+    matches starts with ("" when none is known)."""
+    buckets: Buckets = {}
+    for position, (name, parsers) in enumerate(entries):
+        for parser in parsers:
+            known = _PREFIXES.get(id(parser))
+            if known is None:
+                known = _PREFIXES[id(parser)] = (parser, _literal_prefix(parser))
+            buckets.setdefault(known[1], []).append((position, name, parser))
+    return buckets
+
+
+def candidate_names(entries: tuple[tuple[str, tuple[Any, ...]], ...], buckets: Buckets, text: str) -> tuple[str, ...]:
+    """The names of ``entries``, in their order, with a parser that matches the step text ``text``.
+
+    A plain ASCII text is tried only against the parsers whose known start it starts with (ignoring ASCII
+    case): the texts it starts with are its own first 0, 1, 2... characters, so those are the buckets looked
+    up, rather than every parser of every name asked in turn (a new step text met some 300 names)."""
+    if not text.isascii():
+        return tuple(name for name, parsers in entries if any(_matches(parser, text) for parser in parsers))
+    lowered = text.lower()
+    found: dict[int, str] = {}
+    for end in range(len(lowered) + 1):
+        bucket = buckets.get(lowered[:end])
+        if bucket is None:
+            continue
+        for position, name, parser in bucket:
+            if position not in found and _matches(parser, text):
+                found[position] = name
+    return tuple(found[position] for position in sorted(found))
+
+
 def _registered(fixturemanager: Any, name: str) -> Iterator[Any]:
     """Every definition registered under ``name``, visible to whichever node (pytest >= 9.2 registries)."""
     for registry in (fixturemanager._arg2node2fixturedefs, fixturemanager._arg2nodeid2fixturedefs):
@@ -131,10 +171,9 @@ def install() -> bool:
             if index is None:
                 index = _INDEX[state] = _index(get_fixture_names(fixturemanager=fixturemanager), fixturemanager,
                                                contexts)
-            lowered = step.name.lower() if step.name.isascii() else None
-            candidates = _CANDIDATES[key] = tuple(
-                name for name, parsers in index.get(step.type, ())
-                if any(_may_match(parser, lowered) and _matches(parser, step.name) for parser in parsers))
+                _BUCKETS[state] = {step_type: by_prefix(entries) for step_type, entries in index.items()}
+            candidates = _CANDIDATES[key] = candidate_names(
+                index.get(step.type, ()), _BUCKETS[state].get(step.type, {}), step.name)
         for name in candidates:
             for fixturedef in getfixturedefs(fixturemanager, name, node) or []:
                 context = contexts.get(fixturedef.func)

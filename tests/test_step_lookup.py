@@ -6,6 +6,7 @@ library's and counts them."""
 
 from __future__ import annotations
 
+import itertools
 import subprocess
 import sys
 import textwrap
@@ -177,3 +178,61 @@ def test_a_parser_the_prefix_rules_out_never_matches() -> None:
                 skipped += 1
                 assert not parser.is_matching(text), (parser.name, text)
     assert skipped > 100_000
+
+
+def test_the_prefix_buckets_find_the_names_every_parser_would() -> None:
+    """candidate_names (parsers looked up by the texts a step starts with) against asking every parser of every
+    name in turn, with the library's own matching: over every definition of the suite, grouped under names
+    (some holding several definitions, of several types), and every step text of its features and its case
+    and non-ASCII variants, the same names in the same order."""
+    import importlib
+    import random
+
+    from pytest_bdd.steps import step_function_context_registry
+
+    from features import step_lookup
+
+    for module in ("features.steps." + p.stem for p in (ROOT / "features" / "steps").glob("*.py")
+                   if p.stem != "__init__"):
+        importlib.import_module(module)
+    contexts = list(step_function_context_registry.values())
+    rng = random.Random(5)
+    rng.shuffle(contexts)
+    names: list[tuple[str, list[object]]] = []
+    for context in contexts:
+        if names and rng.random() < 0.2:
+            names[rng.randrange(len(names))][1].append(context)  # a name with several definitions
+        else:
+            names.append((f"name{len(names)}", [context]))
+    texts = _suite_texts()
+    compared = found = 0
+    # Both orders of the names: a text several names match is answered in the names' order either way.
+    for step_type, ordered in itertools.product(step_lookup.STEP_TYPES, (names, names[::-1])):
+        entries = tuple(
+            (name, parsers) for name, group in ordered
+            if (parsers := tuple(c.parser for c in group if c.type is None or c.type == step_type)))
+        buckets = step_lookup.by_prefix(entries)
+        for text in texts:
+            expected = tuple(name for name, parsers in entries if any(p.is_matching(text) for p in parsers))
+            assert step_lookup.candidate_names(entries, buckets, text) == expected, (step_type, text)
+            compared += 1
+            found += bool(expected)
+    assert compared > 1000 and found > 300
+
+
+def test_names_come_in_their_order_whatever_their_parsers_start_with() -> None:
+    from pytest_bdd import parsers
+
+    from features import step_lookup
+
+    long_first = parsers.parse("a basket of {count:d} apples")
+    short = parsers.parse("a {thing}")
+    pattern = parsers.re(r"a basket of (?P<count>\d+) apples")
+    other = parsers.parse("no basket {x}")
+    for order in itertools.permutations([("long", (long_first,)), ("short", (short,)), ("re", (pattern,)),
+                                         ("other", (other,)), ("both", (other, short))]):
+        entries = tuple(order)
+        buckets = step_lookup.by_prefix(entries)
+        for text in ("a basket of 3 apples", "A Basket of 3 apples", "a pear", "no basket here", "\u212a basket"):
+            expected = tuple(name for name, group in entries if any(p.is_matching(text) for p in group))
+            assert step_lookup.candidate_names(entries, buckets, text) == expected, (order, text)

@@ -18,6 +18,7 @@ from controllers.machine import conditions as cond
 from controllers.machine.api import is_deleting, labels, meta
 from controllers.machine.errors import ReconcileError, go_quote
 from harness.client import MERGE, NORMAL, ApiError, Client, EventRecorder
+from harness.client.interface import shared_reads
 from harness.kube.names.capi import (
     CLUSTER_API_VERSION,
     CLUSTER_KIND,
@@ -240,16 +241,19 @@ def get_descendants(s: Scope) -> float | None:
     """``getDescendants``: the MachineDeployments, MachineSets and Machines labelled with the Cluster's
     name, Machines split into control plane (the control-plane label) and worker Machines."""
     selector = f"{CLUSTER_NAME_LABEL}={s.name}"
+    # Views where the client offers them (shared_reads): the descendants are only read (names, owners,
+    # deletion, nodeRef), and deleted by name.
+    shared = shared_reads(s.client)
     try:
         found = Descendants(
             machine_deployments=s.client.list(
-                CLUSTER_API_VERSION, MACHINE_DEPLOYMENT_KIND, s.namespace, label_selector=selector
+                CLUSTER_API_VERSION, MACHINE_DEPLOYMENT_KIND, s.namespace, label_selector=selector, **shared
             )["items"],
-            machine_sets=s.client.list(CLUSTER_API_VERSION, MACHINE_SET_KIND, s.namespace, label_selector=selector)[
-                "items"
-            ],
+            machine_sets=s.client.list(CLUSTER_API_VERSION, MACHINE_SET_KIND, s.namespace, label_selector=selector,
+                                       **shared)["items"],
         )
-        machines = s.client.list(CLUSTER_API_VERSION, MACHINE_KIND, s.namespace, label_selector=selector)["items"]
+        machines = s.client.list(CLUSTER_API_VERSION, MACHINE_KIND, s.namespace, label_selector=selector,
+                                 **shared)["items"]
     except ApiError as err:
         raise ReconcileError(f"failed to list descendants for cluster {s.namespace}/{s.name}: {err.message}") from err
     for machine in machines:

@@ -97,26 +97,38 @@ class ClusterSet:
     def url(self, cluster: str) -> str:
         return self.base_url.rstrip("/") + cluster_path(cluster)
 
-    def _cluster_entry(self, name: str) -> dict[str, str]:
-        entry = {"server": self.url(name)}
-        if self.ca_pem:
-            entry["certificate-authority-data"] = base64.b64encode(self.ca_pem).decode()
-        return entry
-
     def kubeconfig(self, clusters: list[str] | None = None, *, current: str = MANAGEMENT) -> str:
         """A kubeconfig with one context per cluster, named as the cluster (``management``,
         ``<namespace>/<name>``)."""
         names = clusters if clusters is not None else self.names()
-        user: dict[str, object] = {"token": self.token} if self.token else {"username": "admin"}
-        config = {
-            "apiVersion": "v1",
-            "kind": "Config",
-            "clusters": [{"name": n, "cluster": self._cluster_entry(n)} for n in names],
-            "users": [{"name": "lifecycle-tck", "user": user}],
-            "contexts": [{"name": n, "context": {"cluster": n, "user": "lifecycle-tck"}} for n in names],
-            "current-context": current if current in names else names[0],
-        }
-        return yaml.safe_dump(config, sort_keys=False)
+        entries = tuple((n, self.url(n)) for n in names)
+        return _kubeconfig_text(entries, current, self.token, self.ca_pem)
+
+
+# Remembered per content: each World writes the same kubeconfig Secrets for its workload clusters (the
+# same names, URLs and credentials scenario after scenario), and the YAML emitter is slow (~0.7 ms each).
+@functools.lru_cache(maxsize=256)
+def _kubeconfig_text(entries: tuple[tuple[str, str], ...], current: str, token: str | None,
+                     ca_pem: bytes | None) -> str:
+    """The kubeconfig text for ``(name, server URL)`` pairs (a pure function of its arguments)."""
+    names = [name for name, _url in entries]
+    user: dict[str, object] = {"token": token} if token else {"username": "admin"}
+
+    def cluster_entry(url: str) -> dict[str, str]:
+        entry = {"server": url}
+        if ca_pem:
+            entry["certificate-authority-data"] = base64.b64encode(ca_pem).decode()
+        return entry
+
+    config = {
+        "apiVersion": "v1",
+        "kind": "Config",
+        "clusters": [{"name": n, "cluster": cluster_entry(url)} for n, url in entries],
+        "users": [{"name": "lifecycle-tck", "user": user}],
+        "contexts": [{"name": n, "context": {"cluster": n, "user": "lifecycle-tck"}} for n in names],
+        "current-context": current if current in names else names[0],
+    }
+    return yaml.safe_dump(config, sort_keys=False)
 
 
 # Remembered per text: every workload-cluster client the controllers make parses its Secret's kubeconfig (a

@@ -32,13 +32,15 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
+import orjson
+
 from harness.apiserver import builtins
 from harness.apiserver.resources import ResourceType
 from harness.kube import errors, validation
 from harness.kube.conditions import set_status_condition
 from harness.kube.errors import FieldError
 from harness.kube.names.apiextensions import CRD_KIND, SCOPE_CLUSTER, SCOPE_NAMESPACED
-from harness.kube.objects import clone
+from harness.kube.objects import JsonMemo, clone, kept_json
 from harness.kube.validation import FIELD_IMMUTABLE_MSG
 
 if TYPE_CHECKING:
@@ -151,9 +153,30 @@ def _version_part(crd: dict[str, Any], version: dict[str, Any], key: str) -> Any
     return value
 
 
+# The resource types made of each CRD spec, by the spec's identity (held, so its id stays its own): the
+# worlds replaying the packaged CRDs share their specs (harness/world/crd_snapshot.py), and each world
+# registered the same kinds from them again (about 18 CRD writes per World). A ResourceType is frozen and
+# its schema is the stored spec's own (a stored object is never changed in place), so the worlds may share
+# them: each keeps its own registry of them.
+_TYPES_OF_SPEC: dict[int, tuple[dict[str, Any], tuple[ResourceType, ...]]] = {}
+_TYPES_OF_SPEC_KEPT = 256
+
+
 def resource_types(crd: dict[str, Any]) -> list[ResourceType]:
     """One :class:`ResourceType` per served version of ``crd``, in ``spec.versions`` order."""
     spec = _dict(crd.get("spec"))
+    found = _TYPES_OF_SPEC.get(id(spec))
+    if found is not None and found[0] is spec:
+        return list(found[1])
+    out = _resource_types(spec)
+    if len(_TYPES_OF_SPEC) >= _TYPES_OF_SPEC_KEPT:
+        _TYPES_OF_SPEC.clear()
+    _TYPES_OF_SPEC[id(spec)] = (spec, tuple(out))
+    return out
+
+
+def _resource_types(spec: dict[str, Any]) -> list[ResourceType]:
+    crd = {"spec": spec}  # what _version_part falls back to
     names = _dict(spec.get("names"))
     group, kind, plural = _str(spec.get("group")), _str(names.get("kind")), _str(names.get("plural"))
     if not group or not kind or not plural:
@@ -436,10 +459,95 @@ def validate_against_schema(obj: dict[str, Any], schema: dict[str, Any]) -> list
     for key in sorted(_list(schema.get("required"))):
         if isinstance(key, str) and key not in _UNCHECKED_ROOT_KEYS and key not in obj:
             errs.append(errors.required(key))
+    tag = kept_json(schema)
     for key, sub in sorted(_dict(schema.get("properties")).items()):
         if key in obj and key not in _UNCHECKED_ROOT_KEYS:
-            _check(obj[key], _dict(sub), key, errs)
+            _check_property(obj[key], _dict(sub), key, errs, tag)
     return errs
+
+
+# A custom resource is written over and over with the same spec (a Machine's at each of its status and
+# finalizer writes): a top-level property found valid is remembered by the JSON of its schema (the
+# root schema's, with the property's name) and its own, as the built-in kinds' kept specs are
+# (harness.kube.validation.checked_once). The errors of ``_check`` are a function of those alone. The
+# schema's JSON is encoded once per schema object (objects.kept_json): the worlds that replay the
+# packaged CRDs share their schemas (harness/world/crd_snapshot.py), and a stored CRD is never changed
+# in place.
+_VALID_PROPERTIES = JsonMemo(1024)
+# The same for defaulting and validation together (:func:`default_and_validate`): a top-level property
+# that defaulting leaves as it is and that is valid.
+_SETTLED_PROPERTIES = JsonMemo(1024)
+
+
+def default_and_validate(obj: dict[str, Any], schema: dict[str, Any]) -> list[FieldError]:
+    """:func:`apply_defaults` then :func:`validate_against_schema`, what every write of a custom
+    resource goes through, except for a top-level property whose value (a non-empty object or array)
+    was seen before against the same schema, left unchanged by defaulting and found valid: its defaults
+    and checks are skipped (they would change nothing and find nothing). A custom resource written again
+    with the spec it has stored is the common case: the stored spec was defaulted when first written."""
+    tag = kept_json(schema)
+    if tag is None:
+        apply_defaults(obj, schema)
+        return validate_against_schema(obj, schema)
+    properties = _dict(schema.get("properties"))
+    # The key a property's value would be remembered under (its JSON before defaulting), or None once known.
+    pending: dict[str, tuple[Any, bytes] | None] = {}
+    for key, sub in properties.items():
+        if key in _UNCHECKED_ROOT_KEYS:
+            continue
+        value = obj.get(key)
+        if type(value) in (dict, list) and value:
+            memo_key, known = _SETTLED_PROPERTIES.find((tag, key), value)
+            if known:
+                pending[key] = None
+                continue
+            if memo_key is not None:
+                pending[key] = memo_key
+        _default_property(obj, key, _dict(sub))
+    errs: list[FieldError] = []
+    for key in sorted(_list(schema.get("required"))):
+        if isinstance(key, str) and key not in _UNCHECKED_ROOT_KEYS and key not in obj:
+            errs.append(errors.required(key))
+    for key, sub in sorted(properties.items()):
+        if key not in obj or key in _UNCHECKED_ROOT_KEYS:
+            continue
+        if key in pending and pending[key] is None:
+            continue
+        found: list[FieldError] = []
+        _check(obj[key], _dict(sub), key, found)
+        if found:
+            errs.extend(found)
+            continue
+        memo_key = pending.get(key)
+        if memo_key is not None and _same_json_bytes(obj[key], memo_key[1]):
+            # Defaulting left the value as it came, and it is valid: the next write of it needs neither.
+            _SETTLED_PROPERTIES.remember(memo_key, obj[key], True)
+    return errs
+
+
+def _same_json_bytes(value: Any, encoded: bytes) -> bool:
+    try:
+        return orjson.dumps(value) == encoded
+    except TypeError:  # orjson.JSONEncodeError: a default that is not plain JSON
+        return False
+
+
+def _check_property(value: Any, schema: dict[str, Any], key: str, errs: list[FieldError],
+                    tag: bytes | None) -> None:
+    """``_check`` of the top-level property ``key``, unless the same value passed against the same
+    schema before (then it has no errors)."""
+    if tag is None or not isinstance(value, (dict, list)) or not value:
+        _check(value, schema, key, errs)
+        return
+    memo_key, known = _VALID_PROPERTIES.find((tag, key), value)
+    if known:
+        return
+    found: list[FieldError] = []
+    _check(value, schema, key, found)
+    if found:
+        errs.extend(found)
+    else:
+        _VALID_PROPERTIES.remember(memo_key, value, True)
 
 
 def _check(value: Any, schema: dict[str, Any], path: str, errs: list[FieldError]) -> None:
@@ -520,8 +628,7 @@ def install(server: APIServer) -> None:
                 ))
         if not rt.schema:
             return []
-        apply_defaults(new, rt.schema)
-        return validate_against_schema(new, rt.schema)
+        return default_and_validate(new, rt.schema)
 
     def follow_crds(verb: str, rt: ResourceType, old: dict[str, Any] | None, new: dict[str, Any] | None) -> None:
         if not _is_crd(rt):

@@ -29,10 +29,12 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+import orjson
+
 from harness.apiserver import schemas
 from harness.apiserver.resources import ResourceType
 from harness.kube import errors
-from harness.kube.objects import JsonMemo, clone, same_json
+from harness.kube.objects import JsonMemo, clone, kept_json, same_json
 
 BODY = "body"  # a create or update body: failures are 400 BadRequest
 PATCH = "patch"  # the result of a JSON, merge or strategic patch: failures are 422 on `patch`
@@ -520,6 +522,7 @@ def prune_custom(obj: dict[str, Any], schema: dict[str, Any] | None) -> tuple[di
         unknown.extend(meta_unknown)
     if not schema:
         return out, unknown
+    tag = kept_json(schema)
     for key in list(out):
         if key in _CR_ROOT_FIELDS:
             continue
@@ -528,8 +531,34 @@ def prune_custom(obj: dict[str, Any], schema: dict[str, Any] | None) -> tuple[di
             unknown.append(key)
             del out[key]
         else:
-            out[key] = _prune(out[key], sub, key, unknown)
+            out[key] = _prune_property(out[key], sub, key, unknown, tag)
     return out, unknown
+
+
+# A custom resource is written over and over with the same spec: a top-level property that pruning
+# left as it was (nothing unknown, the same JSON) is remembered by the JSON of the root schema, its name
+# and its own JSON (with Python equality), and taken as it is the next time. ``_prune`` of the same
+# value against the same schema would find and change nothing again (what it does is a function of
+# those), and decoding copies the pruned object whole afterwards.
+_PRUNED_AS_IS = JsonMemo(1024)
+
+
+def _prune_property(value: Any, schema: dict[str, Any], key: str, unknown: list[str], tag: bytes | None) -> Any:
+    if tag is None or type(value) not in (dict, list) or not value:
+        return _prune(value, schema, key, unknown)
+    memo_key, known = _PRUNED_AS_IS.find((tag, key), value)
+    if known:
+        return value
+    before = len(unknown)
+    pruned = _prune(value, schema, key, unknown)
+    if memo_key is not None and len(unknown) == before and pruned == value:
+        try:
+            same = orjson.dumps(pruned) == memo_key[1]
+        except TypeError:  # orjson.JSONEncodeError: what the embedded metadata decoded to is not plain JSON
+            same = False
+        if same:
+            _PRUNED_AS_IS.remember(memo_key, value, True)
+    return pruned
 
 
 def _prune_child(schema: dict[str, Any], key: str) -> dict[str, Any] | None:

@@ -73,6 +73,29 @@ def _is_json(value: Any) -> bool:
     return True
 
 
+# The JSON of values kept unchanged, by identity (each value held, so its id stays its own while it is a
+# key), for memos keyed by a large value that comes back as the same object: a CRD's schema, which the
+# worlds replaying the packaged CRDs share (harness/world/crd_snapshot.py).
+_KEPT_JSON: dict[int, tuple[Any, bytes | None]] = {}
+_KEPT_JSON_LIMIT = 256
+
+
+def kept_json(value: Any) -> bytes | None:
+    """The JSON of ``value``, encoded once per object (None when it is not plain JSON). Only for values
+    never changed in place (a stored object's parts): a change would not be seen."""
+    found = _KEPT_JSON.get(id(value))
+    if found is not None and found[0] is value:
+        return found[1]
+    try:
+        encoded: bytes | None = orjson.dumps(value)
+    except TypeError:  # orjson.JSONEncodeError: not plain JSON
+        encoded = None
+    if len(_KEPT_JSON) >= _KEPT_JSON_LIMIT:
+        _KEPT_JSON.clear()
+    _KEPT_JSON[id(value)] = (value, encoded)
+    return encoded
+
+
 def replacement(stored: dict[str, Any], *own: str) -> dict[str, Any]:
     """A new version of ``stored`` for a write that changes only the top-level fields ``own``, one level
     down: each of them a dict of its own (a shallow copy; an empty one when absent or null), everything

@@ -37,6 +37,7 @@ import hashlib
 from typing import Any
 
 from harness.client import MERGE, ApiError, Client, Controller, Request, Result, owner_mapper
+from harness.client.interface import shared_reads
 from harness.clock import parse_rfc3339
 from harness.kube.conditions import condition_of
 from harness.kube.names.capi import (
@@ -161,8 +162,10 @@ class KubeadmControlPlaneController(Controller):
 
     def _machines(self, kcp: dict[str, Any], cluster: str) -> list[dict[str, Any]]:
         selector = f"{CLUSTER_NAME_LABEL}={cluster},{CONTROL_PLANE_LABEL}"
+        # Views where the client offers them (shared_reads): the reconcile only reads its Machines (names,
+        # conditions, annotations, versions) and writes through patches and deletes.
         items = self.client.list(CLUSTER_API_VERSION, MACHINE_KIND, _meta(kcp).get("namespace"),
-                                 label_selector=selector)["items"]
+                                 label_selector=selector, **shared_reads(self.client))["items"]
         uid = _meta(kcp).get("uid")
         return [
             m
@@ -255,7 +258,8 @@ class KubeadmControlPlaneController(Controller):
         infra = (machine.get("spec") or {}).get("infrastructureRef") or {}
         try:
             fake = self.client.get(str(infra.get("apiVersion", "")), str(infra.get("kind", "")),
-                                   str(infra.get("name", "")), _meta(machine).get("namespace"))
+                                   str(infra.get("name", "")), _meta(machine).get("namespace"),
+                                   **shared_reads(self.client))  # only its annotation is read
         except ApiError:
             return False
         cloned_from = (_meta(fake).get("annotations") or {}).get(CLONED_FROM_NAME_ANNOTATION)
@@ -275,7 +279,8 @@ class KubeadmControlPlaneController(Controller):
         if remote is None:
             return False
         try:
-            node = remote.get("v1", "Node", str(machine["status"]["nodeRef"].get("name", "")))
+            node = remote.get("v1", "Node", str(machine["status"]["nodeRef"].get("name", "")),
+                              **shared_reads(remote))  # only its Ready condition is read
         except (ApiError, ConnectionError):
             return False
         ready = condition_of(node, NODE_READY)
