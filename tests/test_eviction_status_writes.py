@@ -183,8 +183,9 @@ def test_a_status_write_of_a_converted_kind_is_refused() -> None:
     server = world.clusters.get(world.client().cluster)
     assert server is not None
     converted = next((rt for rt in server.registry.all() if server_module.conversion.converts(rt)), None)
-    if converted is None:
-        pytest.skip("no built-in kind is converted")  # (then the guard has nothing to guard)
+    # Some built-in kind is served in versions converted from its stored one (else this guard, and this
+    # test, would have nothing to guard: revisit both).
+    assert converted is not None
     with pytest.raises(ValueError):
         server.write_status(converted, {"metadata": {"name": "x"}}, {})
 
