@@ -40,7 +40,7 @@ from harness.kube import errors, validation
 from harness.kube.conditions import set_status_condition
 from harness.kube.errors import FieldError
 from harness.kube.names.apiextensions import CRD_KIND, SCOPE_CLUSTER, SCOPE_NAMESPACED
-from harness.kube.objects import JsonMemo, clone, kept_json
+from harness.kube.objects import IdentityMemo, JsonMemo, clone, kept_json
 from harness.kube.validation import FIELD_IMMUTABLE_MSG
 
 if TYPE_CHECKING:
@@ -158,24 +158,15 @@ def _version_part(crd: dict[str, Any], version: dict[str, Any], key: str) -> Any
 # registered the same kinds from them again (about 18 CRD writes per World). A ResourceType is frozen and
 # its schema is the stored spec's own (a stored object is never changed in place), so the worlds may share
 # them: each keeps its own registry of them.
-_TYPES_OF_SPEC: dict[int, tuple[dict[str, Any], tuple[ResourceType, ...]]] = {}
-_TYPES_OF_SPEC_KEPT = 256
+_TYPES_OF_SPEC: IdentityMemo[dict[str, Any], tuple[ResourceType, ...]] = IdentityMemo(256)
 
 
 def resource_types(crd: dict[str, Any]) -> list[ResourceType]:
     """One :class:`ResourceType` per served version of ``crd``, in ``spec.versions`` order."""
-    spec = _dict(crd.get("spec"))
-    found = _TYPES_OF_SPEC.get(id(spec))
-    if found is not None and found[0] is spec:
-        return list(found[1])
-    out = _resource_types(spec)
-    if len(_TYPES_OF_SPEC) >= _TYPES_OF_SPEC_KEPT:
-        _TYPES_OF_SPEC.clear()
-    _TYPES_OF_SPEC[id(spec)] = (spec, tuple(out))
-    return out
+    return list(_TYPES_OF_SPEC.get(_dict(crd.get("spec")), _resource_types))
 
 
-def _resource_types(spec: dict[str, Any]) -> list[ResourceType]:
+def _resource_types(spec: dict[str, Any]) -> tuple[ResourceType, ...]:
     crd = {"spec": spec}  # what _version_part falls back to
     names = _dict(spec.get("names"))
     group, kind, plural = _str(spec.get("group")), _str(names.get("kind")), _str(names.get("plural"))
@@ -203,7 +194,7 @@ def _resource_types(spec: dict[str, Any]) -> list[ResourceType]:
             status="status" in subresources, scale="scale" in subresources, custom=True, columns=columns,
             selectable_fields=selectable, schema=schema if isinstance(schema, dict) else None,
         ))
-    return out
+    return tuple(out)
 
 
 # -- CRD defaulting, status and validation ---------------------------------------------------------

@@ -49,7 +49,7 @@ from harness.kube.names.meta import (
 from harness.kube.names.meta import PROPAGATION_BACKGROUND as BACKGROUND
 from harness.kube.names.meta import PROPAGATION_FOREGROUND as FOREGROUND
 from harness.kube.names.meta import PROPAGATION_ORPHAN as ORPHAN
-from harness.kube.objects import clone, replacement
+from harness.kube.objects import IdentityMemo, clone, replacement
 from harness.kube.time import parse_rfc3339, seconds_after
 
 log = logging.getLogger("lifecycle_tck.apiserver")
@@ -183,10 +183,10 @@ class APIServer:
         self._admission_for: dict[tuple[str, str], tuple[Admission, ...]] = {}
         self._write_hooks: list[WriteHook] = []
         self._delete_preparers: list[tuple[str, str, DeletePreparer]] = []
-        # Remembered decoded PodSpec (by id) -> (it, the defaulted spec the Pods created from it share).
-        self._prepared_specs: dict[int, tuple[dict[str, Any], dict[str, Any]]] = {}
-        # Remembered decoded value (by id) -> (it, the copy the objects this server stores share).
-        self._shared_values: dict[int, tuple[Any, Any]] = {}
+        # Remembered decoded PodSpec -> the defaulted spec the Pods created from it share.
+        self._prepared_specs: IdentityMemo[dict[str, Any], dict[str, Any]] = IdentityMemo(PREPARED_SPECS)
+        # Remembered decoded value -> the copy the objects this server stores share.
+        self._shared_values: IdentityMemo[Any, Any] = IdentityMemo(PREPARED_SPECS)
         for rt in builtins.BUILTINS:
             self.registry.add(rt)
         crd.install(self)
@@ -401,29 +401,18 @@ class APIServer:
         the create-time defaults, made once and then shared by every Pod this server creates from that
         spec (a stored object is never changed in place, so sharing what the Pods of one template hold
         alike saves a copy of it per Pod). This server's own: no other server stores it."""
-        found = self._prepared_specs.get(id(decoded))
-        if found is not None and found[0] is decoded:
-            return found[1]
-        scratch: dict[str, Any] = {"spec": clone(decoded)}
-        defaults.prepare_for_create(rt.api_version, rt.kind, scratch)
-        if len(self._prepared_specs) >= PREPARED_SPECS:
-            self._prepared_specs.clear()
-        # (The decoded spec is held with its copy: its id stays its own while it is a key.)
-        self._prepared_specs[id(decoded)] = (decoded, scratch["spec"])
-        return scratch["spec"]  # type: ignore[no-any-return]
+        def prepare(spec: dict[str, Any]) -> dict[str, Any]:
+            scratch: dict[str, Any] = {"spec": clone(spec)}
+            defaults.prepare_for_create(rt.api_version, rt.kind, scratch)
+            return scratch["spec"]  # type: ignore[no-any-return]
+
+        return self._prepared_specs.get(decoded, prepare)
 
     def _shared_copy(self, value: Any) -> Any:
         """This server's copy of a value the decoding memo remembers, made once and shared by every
         object it stores that value in (stored objects are never changed in place); no other server
         stores it."""
-        found = self._shared_values.get(id(value))
-        if found is not None and found[0] is value:
-            return found[1]
-        if len(self._shared_values) >= PREPARED_SPECS:
-            self._shared_values.clear()
-        copy = clone(value)
-        self._shared_values[id(value)] = (value, copy)  # (the value held: its id stays its own)
-        return copy
+        return self._shared_values.get(value, clone)
 
     # -- create ------------------------------------------------------------------------------------
 

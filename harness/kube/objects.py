@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import Any, Generic, TypeVar
 
 import orjson
 
 _SORTED = orjson.OPT_SORT_KEYS
+K = TypeVar("K")
+V = TypeVar("V")
 
 
 def clone(value: Any) -> Any:
@@ -73,27 +76,45 @@ def _is_json(value: Any) -> bool:
     return True
 
 
-# The JSON of values kept unchanged, by identity (each value held, so its id stays its own while it is a
-# key), for memos keyed by a large value that comes back as the same object: a CRD's schema, which the
-# worlds replaying the packaged CRDs share (harness/world/crd_snapshot.py).
-_KEPT_JSON: dict[int, tuple[Any, bytes | None]] = {}
-_KEPT_JSON_LIMIT = 256
+class IdentityMemo(Generic[K, V]):
+    """What was worked out of objects never changed in place (a stored object's parts), by their identity,
+    bounded (forgotten all at once when full). Each key object is held with its answer, so its id stays its
+    own while it is remembered; a change made to it in place would not be seen."""
+
+    __slots__ = ("_entries", "_limit")
+
+    def __init__(self, limit: int) -> None:
+        self._limit = limit
+        self._entries: dict[int, tuple[K, V]] = {}
+
+    def get(self, key: K, make: Callable[[K], V]) -> V:
+        """The answer remembered for ``key`` itself, else ``make(key)``, remembered."""
+        found = self._entries.get(id(key))
+        if found is not None and found[0] is key:
+            return found[1]
+        answer = make(key)
+        if len(self._entries) >= self._limit:
+            self._entries.clear()
+        self._entries[id(key)] = (key, answer)
+        return answer
+
+
+def _json_or_none(value: Any) -> bytes | None:
+    try:
+        return orjson.dumps(value)
+    except TypeError:  # orjson.JSONEncodeError: not plain JSON
+        return None
+
+
+# For memos keyed by a large value that comes back as the same object: a CRD's schema, which the worlds
+# replaying the packaged CRDs share (harness/world/crd_snapshot.py).
+_KEPT_JSON: IdentityMemo[Any, bytes | None] = IdentityMemo(256)
 
 
 def kept_json(value: Any) -> bytes | None:
     """The JSON of ``value``, encoded once per object (None when it is not plain JSON). Only for values
     never changed in place (a stored object's parts): a change would not be seen."""
-    found = _KEPT_JSON.get(id(value))
-    if found is not None and found[0] is value:
-        return found[1]
-    try:
-        encoded: bytes | None = orjson.dumps(value)
-    except TypeError:  # orjson.JSONEncodeError: not plain JSON
-        encoded = None
-    if len(_KEPT_JSON) >= _KEPT_JSON_LIMIT:
-        _KEPT_JSON.clear()
-    _KEPT_JSON[id(value)] = (value, encoded)
-    return encoded
+    return _KEPT_JSON.get(value, _json_or_none)
 
 
 def replacement(stored: dict[str, Any], *own: str) -> dict[str, Any]:
