@@ -165,8 +165,9 @@ class Store:
         compaction: a watch from before them gets 410 Expired."""
         self._rv = 0
         self._data: dict[StorageKey, dict[ObjectKey, dict[str, Any]]] = {}
-        # Per resource, each namespace's keys in order ("" for cluster-scoped), kept sorted as keys come and
-        # go, so a namespace's list costs what it returns, not what the cluster holds. An update of an
+        # Per resource, each namespace's keys in order ("" for cluster-scoped; NamespaceKeys: put in order
+        # at the read after keys came or went), so a namespace's list costs what it returns, not what the
+        # cluster holds. An update of an
         # existing key changes no order and touches neither this nor the cache below.
         self._ns_keys: dict[StorageKey, dict[str, NamespaceKeys]] = {}
         # Per resource, all keys in order: built from the namespaces' lists when a list asks, dropped when
