@@ -59,15 +59,13 @@ def _literal_prefix(parser: Any) -> str:
     return head.lower() if head.isascii() and "}" not in head else ""
 
 
-def _may_match(parser: Any, lowered: str | None) -> bool:
-    """False only when ``parser`` surely does not match a step whose text lowercased is ``lowered`` (None: a
-    text that is not plain ASCII, where case-insensitive matching is more than ``str.lower``)."""
-    if lowered is None:
-        return True
+def prefix_of(parser: Any) -> str:
+    """:func:`_literal_prefix` of ``parser``, worked out once per parser: a plain ASCII step text that does not
+    start with it, ignoring ASCII case, is not one ``parser`` matches."""
     known = _PREFIXES.get(id(parser))
     if known is None:
         known = _PREFIXES[id(parser)] = (parser, _literal_prefix(parser))
-    return lowered.startswith(known[1])
+    return known[1]
 
 
 def _matches(parser: Any, text: str) -> bool:
@@ -92,10 +90,7 @@ def by_prefix(entries: tuple[tuple[str, tuple[Any, ...]], ...]) -> Buckets:
     buckets: Buckets = {}
     for position, (name, parsers) in enumerate(entries):
         for parser in parsers:
-            known = _PREFIXES.get(id(parser))
-            if known is None:
-                known = _PREFIXES[id(parser)] = (parser, _literal_prefix(parser))
-            buckets.setdefault(known[1], []).append((position, name, parser))
+            buckets.setdefault(prefix_of(parser), []).append((position, name, parser))
     return buckets
 
 
